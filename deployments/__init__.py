@@ -1,0 +1,1 @@
+"""Scheduled incremental refresh: one Prefect deployment per site."""

@@ -1,0 +1,323 @@
+"""Split simplified HTML into numbered blocks; each renders itself to Markdown in code.
+
+Extraction never retypes a page: a mode only chooses block ids, and the text of the
+chosen blocks comes verbatim from the page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+import lxml.html
+from lxml import etree
+
+DROP_TAGS = ("script", "style", "noscript", "iframe", "object", "embed", "applet", "map", "select",
+             "textarea", "button", "input", "svg", "canvas", "template")
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+BLOCK_TAGS = {"p", "div", "table", "tr", "td", "th", "tbody", "thead", "tfoot", "ul", "ol", "li", "dl", "dt",
+              "dd", "pre", "blockquote", "center", "form", "hr", "section", "article", "main", "aside",
+              "header", "footer", "nav", "address", "body", "html", "caption", "fieldset", "figure",
+              "figcaption", "listing", "xmp", "plaintext", "noframes", "frameset", "menu", "dir", *HEADINGS}
+_WS_RE = re.compile(r"[ \t\u3000\xa0]+")
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+
+
+@dataclass
+class Block:
+    """One unit of the page the extractor may keep or drop."""
+
+    id: int
+    kind: str  # heading | para | list | table | pre | quote | image
+    text: str  # plain text (for previews and scoring)
+    md: str  # Markdown rendering
+    path: str = ""  # tag path hint such as "body>table>td" (a layout signal)
+    link_chars: int = 0  # characters inside <a>: a navigation signal
+
+    @property
+    def link_density(self) -> float:
+        return self.link_chars / max(1, len(self.text))
+
+
+def clean_text(text: str) -> str:
+    """Collapse runs of spaces; keep line breaks."""
+    lines = [_WS_RE.sub(" ", line).strip() for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+def parse_html(html: str) -> etree._Element:
+    """Parse possibly broken HTML into an lxml tree without scripts, styles and comments."""
+    html = _XML_DECL_RE.sub("", html)
+    if not html.strip():
+        html = "<html><body></body></html>"
+    try:
+        root = lxml.html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        root = lxml.html.document_fromstring("<html><body></body></html>")
+    for bad in root.xpath("//comment() | //processing-instruction()"):
+        _drop_keep_tail(bad)
+    for tag in DROP_TAGS:
+        for el in root.iter(tag):
+            if el.getparent() is not None:
+                _drop_keep_tail(el)
+    return root
+
+
+def _drop_keep_tail(el: etree._Element) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail or ""
+    prev = el.getprevious()
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def frame_sources(root: etree._Element) -> list[str]:
+    """The src of each <frame>/<iframe> of a frameset page (empty for ordinary pages)."""
+    return [f.get("src", "") for f in root.iter("frame") if f.get("src")]
+
+
+def _is_data_table(table: etree._Element) -> bool:
+    """A table of data (render as a table) rather than a layout grid (descend into it)."""
+    if table.xpath(".//table"):
+        return False
+    rows = table.xpath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
+    if len(rows) < 2:
+        return False
+    widths = [len(r.xpath("./td | ./th")) for r in rows]
+    if max(widths) < 2:
+        return False
+    blocky = table.xpath(".//p | .//div | .//ul | .//ol | .//h1 | .//h2 | .//h3 | .//pre | .//blockquote")
+    if blocky:
+        return False
+    border = (table.get("border") or "0").strip()
+    if table.xpath(".//th") or (border.isdigit() and int(border) > 0):
+        return True
+    cells = table.xpath(".//td")
+    text = sum(len(c.text_content().strip()) for c in cells)
+    images = len(table.xpath(".//img"))
+    return len(rows) >= 3 and images <= 1 and text / max(1, len(cells)) < 80
+
+
+class _Renderer:
+    """Walks an lxml tree and emits blocks."""
+
+    def __init__(self, base_url: str = "") -> None:
+        self.base_url = base_url
+        self.blocks: list[Block] = []
+        self._md: list[str] = []
+        self._text: list[str] = []
+        self._links = 0
+        self._path = ""
+
+    # -- inline content -------------------------------------------------
+    def _url(self, url: str) -> str:
+        url = (url or "").strip()
+        return urljoin(self.base_url, url) if self.base_url and url else url
+
+    def _inline(self, el: etree._Element) -> tuple[str, str, int]:
+        """Markdown, plain text and link characters of an inline element (with its children)."""
+        tag = el.tag if isinstance(el.tag, str) else ""
+        md_parts: list[str] = []
+        text_parts: list[str] = []
+        links = 0
+        if tag == "br":
+            return "\n", "\n", 0
+        if tag == "img":
+            alt = clean_text(el.get("alt", "")).replace("\n", " ")
+            src = self._url(el.get("src", ""))
+            return (f"![{alt}]({src})" if src else ""), alt, 0
+        if el.text:
+            md_parts.append(el.text)
+            text_parts.append(el.text)
+        for child in el:
+            cmd, ctext, clinks = self._inline(child)
+            md_parts.append(cmd)
+            text_parts.append(ctext)
+            links += clinks
+            if child.tail:
+                md_parts.append(child.tail)
+                text_parts.append(child.tail)
+        md = "".join(md_parts)
+        text = "".join(text_parts)
+        if tag == "a" and el.get("href") and text.strip():
+            href = self._url(el.get("href", ""))
+            label = clean_text(md).replace("\n", " ")
+            md = f"[{label}]({href})" if not href.lower().startswith("javascript:") else label
+            links = len(text.strip())
+        elif tag in ("b", "strong") and text.strip():
+            md = f"**{md.strip()}**"
+        elif tag in ("i", "em") and text.strip():
+            md = f"*{md.strip()}*"
+        elif tag in ("code", "tt", "kbd") and text.strip() and "\n" not in text:
+            md = f"`{text.strip()}`"
+        return md, text, links
+
+    # -- paragraph runs ------------------------------------------------
+    def _flush(self) -> None:
+        md = "".join(self._md)
+        text = "".join(self._text)
+        self._md, self._text = [], []
+        links, self._links = self._links, 0
+        # Two or more <br> in a row separate paragraphs in <br>-only pages.
+        md_parts = re.split(r"\n[ \t\u3000\xa0]*\n", md)
+        text_parts = re.split(r"\n[ \t\u3000\xa0]*\n", text)
+        if len(md_parts) != len(text_parts):
+            md_parts, text_parts = [md], [text]
+        for part_md, part_text in zip(md_parts, text_parts, strict=True):
+            ptext = clean_text(part_text)
+            pmd = clean_text(part_md)
+            if not pmd:
+                continue
+            kind = "para" if ptext else "image"
+            share = links * len(ptext) // max(1, len(clean_text(text)))
+            self._add(kind, ptext, pmd, share)
+
+    def _add(self, kind: str, text: str, md: str, links: int = 0) -> None:
+        self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, links))
+
+    def _run(self, el: etree._Element) -> None:
+        md, text, links = self._inline(el)
+        self._md.append(md)
+        self._text.append(text)
+        self._links += links
+
+    def _text_run(self, s: str | None) -> None:
+        if s:
+            self._md.append(s)
+            self._text.append(s)
+
+    # -- block content -------------------------------------------------
+    def walk(self, el: etree._Element, path: str = "") -> None:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        here = f"{path}>{tag}" if path else tag
+        if tag in ("head", "title"):
+            return
+        if tag in HEADINGS:
+            self._flush()
+            md, text, links = self._inline(el)
+            text = clean_text(text).replace("\n", " ")
+            if text:
+                self._path = here
+                self._add("heading", text, "#" * HEADINGS[tag] + " " + clean_text(md).replace("\n", " "), links)
+            return
+        if tag in ("pre", "listing", "xmp", "plaintext"):
+            self._flush()
+            raw = el.text_content().strip("\n")
+            if raw.strip():
+                self._path = here
+                self._add("pre", raw.strip(), "```\n" + raw.rstrip() + "\n```")
+            return
+        if tag in ("ul", "ol", "menu", "dir"):
+            self._flush()
+            self._list(el, here, ordered=tag == "ol")
+            return
+        if tag == "dl":
+            self._flush()
+            self._dl(el, here)
+            return
+        if tag == "table" and _is_data_table(el):
+            self._flush()
+            self._table(el, here)
+            return
+        if tag == "hr":
+            self._flush()
+            return
+        self._text_run(el.text)
+        for child in el:
+            ctag = child.tag if isinstance(child.tag, str) else ""
+            if ctag in BLOCK_TAGS:
+                self._flush()
+                self._path = here
+                self.walk(child, here)
+                self._flush()
+            else:
+                self._path = here
+                self._run(child)
+            self._text_run(child.tail)
+        if tag in BLOCK_TAGS:
+            self._flush()
+
+    def _list(self, el: etree._Element, here: str, ordered: bool) -> None:
+        items_md: list[str] = []
+        items_text: list[str] = []
+        links = 0
+        for n, li in enumerate(el.xpath("./li | ./*/li"), 1):
+            md, text, lk = self._inline(li)
+            md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+            if not md:
+                continue
+            items_md.append(f"{n}. {md}" if ordered else f"- {md}")
+            items_text.append(text)
+            links += lk
+        if items_md:
+            self._path = here
+            self._add("list", "\n".join(items_text), "\n".join(items_md), links)
+
+    def _dl(self, el: etree._Element, here: str) -> None:
+        lines_md, lines_text, links = [], [], 0
+        for child in el:
+            if child.tag not in ("dt", "dd"):
+                continue
+            md, text, lk = self._inline(child)
+            md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+            if md:
+                lines_md.append(f"**{md}**" if child.tag == "dt" else f": {md}")
+                lines_text.append(text)
+                links += lk
+        if lines_md:
+            self._path = here
+            self._add("list", "\n".join(lines_text), "\n".join(lines_md), links)
+
+    def _table(self, el: etree._Element, here: str) -> None:
+        rows: list[list[str]] = []
+        texts: list[str] = []
+        links = 0
+        for tr in el.xpath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr"):
+            cells = []
+            for cell in tr.xpath("./td | ./th"):
+                md, text, lk = self._inline(cell)
+                cells.append(clean_text(md).replace("\n", "<br>").replace("|", "\\|"))
+                texts.append(clean_text(text).replace("\n", " "))
+                links += lk
+            if any(cells):
+                rows.append(cells)
+        if not rows:
+            return
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        self._path = here
+        self._add("table", "\n".join(t for t in texts if t), "\n".join(lines), links)
+
+
+def html_to_blocks(html: str, base_url: str = "") -> tuple[list[Block], etree._Element]:
+    """Numbered blocks of a page, plus its cleaned tree (for titles and frames)."""
+    root = parse_html(html)
+    renderer = _Renderer(base_url)
+    body = root.find("body")
+    renderer.walk(body if body is not None else root)
+    renderer._flush()
+    return renderer.blocks, root
+
+
+def page_title(root: etree._Element) -> str:
+    """The page's <title>, else its first heading, else ''."""
+    for xpath in ("//title", "//h1", "//h2"):
+        for el in root.xpath(xpath):
+            text = clean_text(el.text_content()).replace("\n", " ")
+            if text:
+                return text
+    return ""
+
+
+def render_blocks(blocks: list[Block], keep: set[int]) -> str:
+    """Markdown of the kept blocks, in page order."""
+    return "\n\n".join(b.md for b in blocks if b.id in keep).strip() + "\n"

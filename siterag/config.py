@@ -1,0 +1,170 @@
+"""Load and validate `sites.toml`: which sites to archive and how."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+EXTRACT_MODES = ("llm", "heuristic", "hybrid")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class ConfigError(ValueError):
+    """A user mistake in the configuration; shown without a traceback."""
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """An OpenAI-compatible chat endpoint (llama.cpp's llama-server by default)."""
+
+    base_url: str = ""  # e.g. http://127.0.0.1:8080/v1 ; "" = no LLM
+    model: str = "local"
+    embedded: bool = False  # start llama-server with the packaged Gemma 3 270M ourselves
+    embedded_port: int = 8089
+    timeout: float = 120.0
+    max_tokens: int = 256
+    retries: int = 2
+    context_tokens: int = 2048
+    concurrency: int = 1
+    enrich: bool = True  # LLM-written title/category/tags/summary
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url) or self.embedded
+
+    def url(self) -> str:
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        return f"http://127.0.0.1:{self.embedded_port}/v1"
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """One site: where its pages come from and how they are processed."""
+
+    name: str
+    start_urls: tuple[str, ...] = ()
+    local_path: str = ""
+    accept: tuple[str, ...] = ()
+    reject: tuple[str, ...] = ()
+    quota: str = "200m"
+    wait: float = 0.0
+    rate_limit: str = ""
+    user_agent: str = "siterag/0.1 (+archiver)"
+    max_depth: int = 0  # 0 = wget's default for --mirror (infinite)
+    timeout_s: int = 1800
+    extract_mode: str = ""
+    schedule: str = "0 3 * * *"
+
+    @property
+    def is_local(self) -> bool:
+        return bool(self.local_path)
+
+    def stage_key(self, *fields: str) -> str:
+        """Stable hash of the named settings, for cache keys of one stage."""
+        data = asdict(self)
+        picked = {f: data[f] for f in fields}
+        return hashlib.sha256(json.dumps(picked, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration file."""
+
+    data_dir: Path
+    sites: tuple[SiteConfig, ...]
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    embedder: str = "use-multilingual-v3"
+    batch_size: int = 25
+
+    def site(self, name: str) -> SiteConfig:
+        for s in self.sites:
+            if s.name == name:
+                return s
+        known = ", ".join(s.name for s in self.sites) or "(none)"
+        raise ConfigError(f"unknown site {name!r}; sites in the config: {known}")
+
+
+def _tuple(value: object, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ConfigError(f"{where}: expected a string or a list of strings")
+
+
+def _site(raw: dict, defaults: dict, base: Path, llm: LLMConfig) -> SiteConfig:
+    merged = {**defaults, **raw}
+    name = merged.get("name")
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ConfigError(f"site name {name!r}: use letters, digits, '.', '_' or '-'")
+    known = set(SiteConfig.__dataclass_fields__)
+    unknown = set(merged) - known
+    if unknown:
+        raise ConfigError(f"site {name}: unknown setting(s) {', '.join(sorted(unknown))}")
+    for key in ("start_urls", "accept", "reject"):
+        if key in merged:
+            merged[key] = _tuple(merged[key], f"site {name}.{key}")
+    if bool(merged.get("start_urls")) == bool(merged.get("local_path")):
+        raise ConfigError(f"site {name}: give either start_urls or local_path (exactly one)")
+    for url in merged.get("start_urls", ()):
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ConfigError(f"site {name}: {url!r} is not an http(s) URL")
+    hosts = {urlparse(u).hostname for u in merged.get("start_urls", ())}
+    if len(hosts) > 1:
+        raise ConfigError(f"site {name}: start_urls span several hosts ({', '.join(sorted(hosts))})")
+    if merged.get("local_path"):
+        path = Path(merged["local_path"]).expanduser()
+        if not path.is_absolute():
+            path = (base / path).resolve()
+        if not path.is_dir():
+            raise ConfigError(f"site {name}: local_path {str(path)!r} is not a folder")
+        merged["local_path"] = str(path)
+    mode = merged.get("extract_mode") or ("llm" if llm.enabled else "heuristic")
+    if mode not in EXTRACT_MODES:
+        raise ConfigError(f"site {name}: extract_mode must be one of {', '.join(EXTRACT_MODES)}")
+    if mode in ("llm", "hybrid") and not llm.enabled:
+        raise ConfigError(f"site {name}: extract_mode {mode!r} needs an [llm] base_url or embedded = true")
+    merged["extract_mode"] = mode
+    try:
+        return SiteConfig(**merged)
+    except TypeError as exc:
+        raise ConfigError(f"site {name}: {exc}") from None
+
+
+def load_config(path: str | Path) -> Config:
+    """Read a `sites.toml`; raise ConfigError with a readable message on any mistake."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {str(path)!r} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    base = path.resolve().parent
+    defaults = dict(raw.get("defaults", {}))
+    data_dir = Path(defaults.pop("data_dir", "data"))
+    batch_size = int(defaults.pop("batch_size", 25))
+    embedder = str(defaults.pop("embedder", "use-multilingual-v3"))
+    if not data_dir.is_absolute():
+        data_dir = base / data_dir
+    llm_raw = raw.get("llm", {})
+    try:
+        llm = LLMConfig(**llm_raw)
+    except TypeError as exc:
+        raise ConfigError(f"[llm]: {exc}") from None
+    sites_raw = raw.get("site", [])
+    if not isinstance(sites_raw, list) or not sites_raw:
+        raise ConfigError(f"{path}: no [[site]] entries")
+    sites = tuple(_site(s, defaults, base, llm) for s in sites_raw)
+    names = [s.name for s in sites]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ConfigError(f"duplicate site name(s): {', '.join(sorted(dupes))}")
+    return Config(data_dir=data_dir, sites=sites, llm=llm, embedder=embedder, batch_size=batch_size)

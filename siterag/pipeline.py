@@ -1,0 +1,252 @@
+"""The page-level work of each stage, as plain functions over files (Prefect tasks wrap these)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote, urlparse
+
+from siterag.chunking import chunk_markdown
+from siterag.config import SiteConfig
+from siterag.corpus import corpus_paths, read_doc, write_doc
+from siterag.encoding import to_utf8
+from siterag.extract import extract_page, extraction_key
+from siterag.index import IndexedDoc
+from siterag.layout import SiteLayout, append_log, atomic_write
+from siterag.llm import LLMClient
+from siterag.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata
+from siterag.purge import is_binary, looks_like_html
+from siterag.quality import check_page, find_duplicates, log_lines
+
+MANIFEST = ".siterag-manifest.json"
+# Failures worth retrying on the next run; others (bad JSON at temperature 0) would fail the same way.
+TRANSIENT = {"down", "timeout", "http"}
+MAX_PAGE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class SelectResult:
+    """The working set of a crawl: HTML pages, and what was left out."""
+
+    pages: list[str] = field(default_factory=list)
+    binaries: list[str] = field(default_factory=list)
+    other_text: int = 0
+    stale: list[str] = field(default_factory=list)  # on disk but not reached by this crawl
+
+
+def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> SelectResult:
+    """Sort the mirror's files into HTML pages, binaries (logged) and other text, by content."""
+    result = SelectResult()
+    lines = []
+    for path in sorted(p for p in mirror.rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = path.relative_to(mirror).as_posix()
+        if rel.startswith(".") or "/." in rel:
+            continue
+        with path.open("rb") as fh:
+            head = fh.read(8192)
+        if is_binary(head):
+            result.binaries.append(rel)
+            lines.append(f"binary\t{path.stat().st_size}\t{rel}")
+        elif looks_like_html(head) or (not head and path.suffix.lower() in (".html", ".htm")):
+            if seen and rel not in seen:
+                result.stale.append(rel)
+            else:
+                result.pages.append(rel)
+        else:
+            result.other_text += 1
+    atomic_write(log_dir / "binaries.log", "\n".join(lines) + ("\n" if lines else ""))
+    return result
+
+
+def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[str, dict]:
+    """Write UTF-8 copies of the pages; return rel -> {encoding, method, declared, hash} (also saved)."""
+    manifest_path = normalized / MANIFEST
+    try:
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {}
+    manifest: dict[str, dict] = {}
+    for rel in pages:
+        src = mirror / rel
+        data = src.read_bytes()
+        raw_hash = content_hash(data)
+        target = normalized / rel
+        if old.get(rel, {}).get("raw_hash") == raw_hash and target.exists():
+            manifest[rel] = old[rel]
+            continue
+        if len(data) > MAX_PAGE_BYTES:
+            data = data[:MAX_PAGE_BYTES]
+        text, det = to_utf8(data)
+        atomic_write(target, text)
+        manifest[rel] = {"encoding": det.encoding, "method": det.method, "declared": det.declared,
+                         "raw_hash": raw_hash, "hash": content_hash(text)}
+    for rel in set(old) - set(manifest):
+        (normalized / rel).unlink(missing_ok=True)
+    atomic_write(manifest_path, json.dumps(manifest, ensure_ascii=False, indent=0, sort_keys=True))
+    return manifest
+
+
+def source_url(site: SiteConfig, rel: str) -> str:
+    """Where a page came from: its URL for crawled sites, its file path for local folders."""
+    if site.is_local:
+        return str(Path(site.local_path) / rel)
+    parsed = urlparse(site.start_urls[0])
+    return f"{parsed.scheme}://{parsed.netloc}/{quote(rel)}"
+
+
+@dataclass
+class PageOutcome:
+    """What happened to one page in this run."""
+
+    path: str
+    status: str  # new | changed | unchanged | skipped | failed
+    corpus: str = ""
+    llm_calls: int = 0
+    fallback: str = ""
+    note: str = ""
+
+
+def needs_work(fields: dict | None, page_hash: str, key: str, llm_enabled: bool) -> bool:
+    """Whether a page must be (re)processed: new, changed, new settings, or a transient LLM failure."""
+    if fields is None:
+        return True
+    if fields.get("content_hash") != page_hash or fields.get("extract_key") != key:
+        return True
+    transient = fields.get("fallback") in TRANSIENT or fields.get("metadata_problem") in TRANSIENT
+    return llm_enabled and transient
+
+
+def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str, info: dict,
+                 client: LLMClient | None, enrich: bool, model: str) -> PageOutcome:
+    """Extract + enrich one normalized page into its corpus document, unless it is up to date."""
+    out_path = layout.corpus / corpus_rel
+    key = extraction_key(site.extract_mode, model) + ("+meta" if enrich and client else "")
+    existing = read_doc(out_path) if out_path.exists() else None
+    old_fields = existing[0] if existing else None
+    if not needs_work(old_fields, info["hash"], key, client is not None):
+        return PageOutcome(rel, "unchanged", corpus_rel)
+    html = (layout.normalized / rel).read_text(encoding="utf-8")
+    calls_before = client.stats.calls if client else 0
+    result = extract_page(html, site.extract_mode, client, base_url="")
+    if result.mode in ("frameset", "empty"):
+        out_path.unlink(missing_ok=True)
+        note = "frames: " + ", ".join(result.frames) if result.frames else "no text"
+        return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})")
+    problem = ""
+    if enrich and client is not None and result.markdown.strip():
+        meta, problem = llm_metadata(client, result.title, result.markdown)
+    else:
+        meta = fallback_metadata(result.title, result.markdown)
+    fields = {
+        **meta,
+        "site": site.name,
+        "source": source_url(site, rel),
+        "path": rel,
+        "date": date_from_path(rel),
+        "processed_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        "content_hash": info["hash"],
+        "body_hash": content_hash(result.markdown),
+        "encoding": info.get("encoding", ""),
+        "extract_mode": result.mode,
+        "extract_key": key,
+        "fallback": result.fallback,
+        "metadata_by": "llm" if enrich and client is not None and not problem else "fallback"
+        if enrich and client is not None else "machine",
+        "metadata_problem": problem,
+    }
+    write_doc(out_path, result.markdown, fields)
+    calls = (client.stats.calls - calls_before) if client else 0
+    return PageOutcome(rel, "changed" if old_fields else "new", corpus_rel, calls, result.fallback)
+
+
+def process_batch(layout: SiteLayout, site: SiteConfig, rels: list[str], corpus_map: dict[str, str],
+                  manifest: dict[str, dict], client: LLMClient | None, enrich: bool, model: str,
+                  log: Callable[[str], None] = lambda _: None) -> list[PageOutcome]:
+    """process_page over a batch; one bad page is logged and never stops the batch."""
+    outcomes = []
+    for rel in rels:
+        try:
+            outcomes.append(process_page(layout, site, rel, corpus_map[rel], manifest[rel], client, enrich, model))
+        except Exception as exc:  # noqa: BLE001 - a broken page must not lose the others
+            append_log(layout.logs / "error.log", f"[!] Failed: {rel}: {type(exc).__name__}: {exc}")
+            log(f"failed {rel}: {exc}")
+            outcomes.append(PageOutcome(rel, "failed", note=str(exc)[:200]))
+    return outcomes
+
+
+def remove_vanished(layout: SiteLayout, keep: set[str]) -> list[str]:
+    """Delete corpus documents whose page is no longer part of the site; return their corpus paths."""
+    removed = []
+    if not layout.corpus.exists():
+        return removed
+    for path in sorted(layout.corpus.rglob("*.md")):
+        rel = path.relative_to(layout.corpus).as_posix()
+        if rel not in keep:
+            path.unlink()
+            removed.append(rel)
+    return removed
+
+
+def corpus_docs(layout: SiteLayout) -> list[tuple[str, dict, str]]:
+    """(corpus path, fields, body) of every document of a site."""
+    docs = []
+    for path in sorted(layout.corpus.rglob("*.md")) if layout.corpus.exists() else []:
+        parsed = read_doc(path)
+        if parsed:
+            docs.append((path.relative_to(layout.corpus).as_posix(), *parsed))
+    return docs
+
+
+def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: list[str],
+                   select: SelectResult) -> dict:
+    """Run the gate over the corpus, rewrite error.log, save and return the run report."""
+    docs = corpus_docs(layout)
+    reports = [check_page(rel, body, fields) for rel, fields, body in docs]
+    dupes = find_duplicates({rel: fields.get("body_hash", "") for rel, fields, _ in docs
+                             if fields.get("body_hash")})
+    failed = [o for o in outcomes if o.status == "failed"]
+    lines = log_lines(reports, dupes) + [f"[!] Failed: {o.path}: {o.note}" for o in failed]
+    atomic_write(layout.logs / "error.log", "\n".join(lines) + ("\n" if lines else ""))
+    count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
+    report = {
+        "finished_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        "pages_seen": len(outcomes), "new": count("new"), "changed": count("changed"),
+        "unchanged": count("unchanged"), "skipped": count("skipped"), "failed": len(failed),
+        "removed": removed, "stale_in_mirror": len(select.stale), "binaries": len(select.binaries),
+        "documents": len(docs), "llm_calls": sum(o.llm_calls for o in outcomes),
+        "short": sum("short" in r.problems for r in reports),
+        "mojibake": sum("mojibake" in r.problems for r in reports),
+        "llm_fallback": sum("llm_fallback" in r.problems for r in reports),
+        "metadata_fallback": sum("metadata_fallback" in r.problems for r in reports),
+        "duplicates": dupes,
+        "problems": [asdict(r) for r in reports if r.problems],
+        "skipped_pages": [{"path": o.path, "note": o.note} for o in outcomes if o.status == "skipped"],
+    }
+    stamp = report["finished_at"].replace(":", "").replace("+0000", "Z")
+    text = json.dumps(report, ensure_ascii=False, indent=1)
+    atomic_write(layout.logs / "reports" / f"report-{stamp}.json", text)
+    atomic_write(layout.logs / "report.json", text)
+    return report
+
+
+def indexed_docs(layout: SiteLayout, site: str, max_chars: int = 800) -> list[IndexedDoc]:
+    """Corpus documents of a site, chunked, for the index."""
+    out = []
+    for rel, fields, body in corpus_docs(layout):
+        out.append(IndexedDoc(
+            doc_id=f"{site}/{rel}", site=site, path=str(fields.get("path", rel)),
+            source=str(fields.get("source", "")), title=str(fields.get("title", "")),
+            category=str(fields.get("category", "") or ""), tags=[str(t) for t in fields.get("tags") or []],
+            date=str(fields.get("date") or ""), summary=str(fields.get("summary", "") or ""),
+            content_hash=content_hash(json.dumps([body, fields.get("title"), fields.get("summary"),
+                                                  fields.get("tags"), fields.get("category")],
+                                                 ensure_ascii=False, default=str)),
+            chunks=chunk_markdown(body, max_chars=max_chars)))
+    return out
+
+
+__all__ = ["corpus_paths", "select_pages", "normalize_pages", "process_batch", "remove_vanished",
+           "quality_report", "indexed_docs"]

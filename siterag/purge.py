@@ -1,0 +1,37 @@
+"""Stage 2: tell text from binary by content (never by extension) and pick the HTML pages."""
+
+from __future__ import annotations
+
+import re
+
+_MAGIC = (
+    b"\x89PNG", b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\xd0\xcf\x11\xe0",
+    b"BM", b"\x00\x00\x01\x00", b"RIFF", b"OggS", b"ID3", b"\x1f\x8b", b"MZ", b"\x7fELF", b"FWS", b"CWS",
+)
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_HTML_RE = re.compile(rb"<\s*(!doctype\s+html|html|head|body|frameset|title|table|p|br|div|h[1-6]|meta)\b",
+                      re.IGNORECASE)
+SAMPLE = 8192
+
+
+def is_binary(data: bytes) -> bool:
+    """True for images, archives, executables and anything with NUL or many control bytes."""
+    head = data[:SAMPLE]
+    if not head:
+        return False
+    if head.startswith(_BOMS):
+        return False
+    if head.startswith(b"BM") and len(head) > 14 and b"<" not in head[:64]:
+        return True
+    if any(head.startswith(m) for m in _MAGIC if m != b"BM"):
+        return True
+    if b"\x00" in head:
+        return True
+    # ESC (0x1b) is legal: ISO-2022-JP uses it. Other C0 controls are a binary sign.
+    controls = sum(1 for b in head if b < 0x20 and b not in (0x09, 0x0A, 0x0C, 0x0D, 0x1B))
+    return controls / len(head) > 0.05
+
+
+def looks_like_html(data: bytes) -> bool:
+    """True when the text contains HTML markup near its start."""
+    return bool(_HTML_RE.search(data[:SAMPLE]))

@@ -1,0 +1,13 @@
+"""Thin Prefect tasks around siterag's stage functions: one module per stage group."""
+
+from tasks.stages import (
+    extract_batch_task,
+    index_task,
+    mirror_task,
+    normalize_task,
+    quality_task,
+    remove_vanished_task,
+)
+
+__all__ = ["mirror_task", "normalize_task", "extract_batch_task", "remove_vanished_task", "quality_task",
+           "index_task"]

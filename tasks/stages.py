@@ -1,0 +1,125 @@
+"""Prefect tasks: each wraps one stage function, returns small values (paths, counts), never payloads."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from prefect import get_run_logger, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import CacheKeyFnPolicy
+
+from siterag.config import LLMConfig, SiteConfig
+from siterag.corpus import read_doc
+from siterag.embedding import get_embedder
+from siterag.index import sync_site
+from siterag.layout import SiteLayout
+from siterag.llm_clients import client_for
+from siterag.mirror import mirror_site
+from siterag.pipeline import (
+    TRANSIENT,
+    PageOutcome,
+    SelectResult,
+    indexed_docs,
+    normalize_pages,
+    process_batch,
+    quality_report,
+    remove_vanished,
+    select_pages,
+)
+
+
+@task(name="mirror", retries=2, retry_delay_seconds=10)
+def mirror_task(site: SiteConfig, layout: SiteLayout) -> dict:
+    """wget (or local copy) into data/mirror/<site>/; returns the crawl's seen paths and warnings."""
+    result = mirror_site(site, layout.mirror, layout.logs)
+    logger = get_run_logger()
+    for warning in result.warnings:
+        logger.warning(warning)
+    logger.info("mirror: %d files reached (exit %s)", len(result.seen), result.exit_code)
+    return {"seen": sorted(result.seen), "warnings": result.warnings, "exit_code": result.exit_code}
+
+
+@task(name="purge+normalize")
+def normalize_task(layout: SiteLayout, seen: list[str]) -> tuple[SelectResult, dict[str, dict]]:
+    """Purge binaries (by content), then write UTF-8 copies into data/normalized/<site>/."""
+    select = select_pages(layout.mirror, layout.logs, set(seen) if seen else None)
+    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    get_run_logger().info("normalize: %d pages, %d binaries purged, %d stale pages left out",
+                          len(select.pages), len(select.binaries), len(select.stale))
+    return select, manifest
+
+
+def _source_hash(fn) -> str:  # noqa: ANN001
+    return hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()[:16]
+
+
+def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
+    """Cache key of an extract batch: page hashes + stage config + code; None (no cache) when any
+    output is missing or holds a transient LLM fallback that should be retried."""
+    layout: SiteLayout = parameters["layout"]
+    llm: LLMConfig = parameters["llm"]
+    corpus_map: dict[str, str] = parameters["corpus_map"]
+    hashes = []
+    for rel in parameters["rels"]:
+        parsed = read_doc(layout.corpus / corpus_map[rel])
+        if parsed is None:
+            return None
+        fields = parsed[0]
+        if llm.enabled and (fields.get("fallback") in TRANSIENT or fields.get("metadata_problem") in TRANSIENT):
+            return None
+        hashes.append((rel, corpus_map[rel], parameters["manifest"][rel]["hash"]))
+    from siterag import extract, metadata, pipeline
+
+    code = [_source_hash(m) for m in (extract, metadata, pipeline)]
+    site: SiteConfig = parameters["site"]
+    stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
+    raw = json.dumps([hashes, stage, code, str(layout.data_dir)], sort_keys=True)
+    return "extract-" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+@task(name="extract+enrich", cache_policy=CacheKeyFnPolicy(cache_key_fn=batch_cache_key), persist_result=True,
+      retries=1, retry_delay_seconds=5)
+def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rels: list[str],
+                       corpus_map: dict[str, str], manifest: dict[str, dict]) -> list[dict]:
+    """Extract + enrich a batch of pages into corpus files; up-to-date pages are not redone."""
+    logger = get_run_logger()
+    client = client_for(llm) if llm.enabled else None
+    batch_manifest = {rel: manifest[rel] for rel in rels}
+    outcomes = process_batch(layout, site, rels, corpus_map, batch_manifest, client, llm.enrich, llm.model,
+                             log=logger.warning)
+    return [asdict(o) for o in outcomes]
+
+
+@task(name="remove-vanished")
+def remove_vanished_task(layout: SiteLayout, keep: list[str]) -> list[str]:
+    """Drop corpus documents whose pages left the site (the mirror keeps them)."""
+    return remove_vanished(layout, set(keep))
+
+
+@task(name="quality-gate")
+def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], select: SelectResult) -> dict:
+    """Run the gate, write error.log and the report, and publish it as a table artifact."""
+    report = quality_report(layout, [PageOutcome(**o) for o in outcomes], removed, select)
+    rows = [{"measure": k, "value": v if not isinstance(v, list) else len(v)}
+            for k, v in report.items() if k not in ("problems", "skipped_pages", "finished_at")]
+    create_table_artifact(key=f"quality-{layout.site}".lower().replace("_", "-").replace(".", "-"), table=rows,
+                          description=f"Quality report for {layout.site}")
+    if report["short"]:
+        get_run_logger().warning("%d suspiciously short pages (see %s)", report["short"],
+                                 layout.logs / "error.log")
+    return report
+
+
+@task(name="chunk+embed+index", retries=1, retry_delay_seconds=5)
+def index_task(layout: SiteLayout, embedder_name: str) -> dict:
+    """Chunk and embed new/changed documents into data/lancedb/; remove vanished ones."""
+    embedder = get_embedder(embedder_name)
+    stats = sync_site(Path(layout.lancedb), layout.site, indexed_docs(layout, layout.site), embedder)
+    get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
+                          len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
+    return {"upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,
+            "removed": len(stats.removed), "embed_calls": stats.embed_calls}
