@@ -21,6 +21,7 @@ BLOCK_TAGS = {"p", "div", "table", "tr", "td", "th", "tbody", "thead", "tfoot", 
               "header", "footer", "nav", "address", "body", "html", "caption", "fieldset", "figure",
               "figcaption", "listing", "xmp", "plaintext", "noframes", "frameset", "menu", "dir", *HEADINGS}
 _WS_RE = re.compile(r"[ \t\u3000\xa0]+")
+_LINK_LABEL_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 
 
@@ -180,7 +181,8 @@ class _Renderer:
             self._add(kind, ptext, pmd, share)
 
     def _add(self, kind: str, text: str, md: str, links: int = 0) -> None:
-        self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, links))
+        link_chars = sum(len(label.strip("*` ")) for label in _LINK_LABEL_RE.findall(md))
+        self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars))
 
     def _run(self, el: etree._Element) -> None:
         md, text, links = self._inline(el)

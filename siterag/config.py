@@ -153,7 +153,7 @@ def load_config(path: str | Path) -> Config:
     batch_size = int(defaults.pop("batch_size", 25))
     embedder = str(defaults.pop("embedder", "use-multilingual-v3"))
     if not data_dir.is_absolute():
-        data_dir = base / data_dir
+        data_dir = (base / data_dir).resolve()
     llm_raw = raw.get("llm", {})
     try:
         llm = LLMConfig(**llm_raw)

@@ -6,6 +6,7 @@ No mode lets a model write body text: the LLM only answers with block ids.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ import trafilatura
 from siterag.blocks import Block, html_to_blocks, page_title, render_blocks
 from siterag.llm import LLMClient, LLMError
 
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
 PROMPT_VERSION = "blocks-v1"
 PREVIEW_CHARS = 60
 SYSTEM_PROMPT = (
@@ -22,7 +24,9 @@ SYSTEM_PROMPT = (
     "link lists to other pages, headers, footers, counters, copyright lines or decoration. "
     'Answer with JSON: {"main": [block ids]}.'
 )
-_NORM_RE = re.compile(r"\s+")
+_NORM_RE = re.compile(r"[\W_]+")
+_BOILERPLATE_RE = re.compile(r"copyright|\(c\)|©|all rights reserved|カウンター|counter|人目|アクセス数|since \d{4}|"
+                             r"last (modified|updated)|最終更新", re.IGNORECASE)
 
 
 @dataclass
@@ -56,8 +60,15 @@ def heuristic_scores(html: str, blocks: list[Block]) -> list[float]:
     return scores
 
 
+def is_boilerplate(block: Block) -> bool:
+    """Navigation and decoration: link lists, counters, copyright lines."""
+    if block.kind != "table" and block.link_density > 0.6:
+        return True
+    return len(block.text) < 100 and bool(_BOILERPLATE_RE.search(block.text))
+
+
 def _select_heuristic(blocks: list[Block], scores: list[float]) -> set[int]:
-    keep = {b.id for b, s in zip(blocks, scores, strict=True) if s >= 0.5}
+    keep = {b.id for b, s in zip(blocks, scores, strict=True) if s >= 0.5 and not is_boilerplate(b)}
     # Images between kept text blocks belong to the article.
     for b in blocks:
         if b.kind == "image" and {b.id - 1, b.id + 1} <= keep:
@@ -67,7 +78,7 @@ def _select_heuristic(blocks: list[Block], scores: list[float]) -> set[int]:
 
 def _fallback_blocks(blocks: list[Block]) -> set[int]:
     """When trafilatura finds nothing: keep text blocks that are not link lists."""
-    return {b.id for b in blocks if b.text and b.link_density < 0.5}
+    return {b.id for b in blocks if b.text and not is_boilerplate(b)}
 
 
 def block_line(block: Block) -> str:
@@ -114,7 +125,7 @@ def ask_llm(client: LLMClient, title: str, blocks: list[Block]) -> tuple[set[int
     for group in windows(blocks, budget):
         ids = [b.id for b in group]
         user = f"Page title: {title}\nBlocks:\n" + "\n".join(block_line(b) for b in group)
-        max_tokens = min(client.config.max_tokens * 4, 8 + 5 * len(ids))
+        max_tokens = max(client.config.max_tokens, 24 + 6 * len(ids))
         answer = client.chat_json(SYSTEM_PROMPT, user, select_schema(ids), max_tokens=max_tokens)
         calls += 1
         keep |= {i for i in answer["main"] if i in ids}
@@ -126,7 +137,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     blocks, root = html_to_blocks(html, base_url)
     title = page_title(root)
     frames = [f.get("src", "") for f in root.iter("frame") if f.get("src")]
-    if frames and not any(b.text for b in blocks):
+    if frames:
         return Extraction("", title, "frameset", blocks=0, frames=frames)
     if not blocks:
         return Extraction("", title, "empty")
@@ -142,7 +153,8 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     if mode == "hybrid" and client is not None:
         scores = heuristic_scores(html, blocks)
         keep = _select_heuristic(blocks, scores)
-        uncertain = [b for b, s in zip(blocks, scores, strict=True) if 0.15 <= s < 0.85]
+        uncertain = [b for b, s in zip(blocks, scores, strict=True)
+                     if 0.15 <= s < 0.85 or (s >= 0.85 and is_boilerplate(b) and b.kind != "list")]
         if uncertain:
             try:
                 chosen, result.llm_calls = ask_llm(client, title, uncertain)

