@@ -54,7 +54,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
 
     report = quality_task(layout, outcomes, removed, select)
     report["index"] = index_task(layout, cfg.embedder)
-    report["mirror_warnings"] = crawl["warnings"]
+    report["mirror_warnings"] = crawl["warnings"] + select.warnings
     return report
 
 

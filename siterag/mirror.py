@@ -13,7 +13,7 @@ from siterag.config import SiteConfig
 
 # wget exit codes that still leave a usable mirror: 0 ok, 8 = some pages answered 4xx/5xx.
 _USABLE_EXIT = {0, 8}
-_SAVED_RE = re.compile(r"(?:Saving to|Server file no newer than local file|File) [‘'`\"](.+?)[’'\"]")
+_SAVED_RE = re.compile(r"(?:Saving to:|Server file no newer than local file|File) [‘'`\"](.+?)[’'\"]")
 
 
 class MirrorError(RuntimeError):
@@ -36,7 +36,7 @@ def wget_args(site: SiteConfig, dest: Path) -> list[str]:
     args = [
         "wget", "--mirror", "--no-if-modified-since", "--adjust-extension", "--page-requisites",
         "--no-parent", "--restrict-file-names=windows", "-nH", "-e", "robots=off",
-        "--domains", host, "--no-verbose", "--tries=2", "--timeout=30",
+        "--domains", host, "--progress=dot:giga", "--tries=2", "--timeout=30",
         "--quota", site.quota, "--user-agent", site.user_agent, "-P", str(dest),
     ]
     if site.max_depth:

@@ -35,6 +35,7 @@ class SelectResult:
     binaries: list[str] = field(default_factory=list)
     other_text: int = 0
     stale: list[str] = field(default_factory=list)  # on disk but not reached by this crawl
+    warnings: list[str] = field(default_factory=list)
 
 
 def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> SelectResult:
@@ -58,6 +59,12 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
         else:
             result.other_text += 1
     atomic_write(log_dir / "binaries.log", "\n".join(lines) + ("\n" if lines else ""))
+    if result.stale and len(result.stale) > len(result.pages):
+        # A crawl that reached under half the pages is more likely broken than the site gone: keep them all.
+        result.warnings.append(f"crawl reached only {len(result.pages)} of {len(result.pages) + len(result.stale)}"
+                               " pages; not removing any")
+        result.pages = sorted(result.pages + result.stale)
+        result.stale = []
     return result
 
 

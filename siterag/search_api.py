@@ -63,6 +63,7 @@ def search(query: str, data_dir: str | Path = "data", *, site: str | None = None
            category: str | None = None, since: str | None = None, until: str | None = None, k: int = 10,
            mode: str = "hybrid", embedder: str = "use-multilingual-v3", group: bool = True) -> list[Hit]:
     """Top-k documents (or chunks when group=False) for `query`; mode is hybrid | vector | fts."""
+    where = build_filter(site, tags, category, since, until)
     db_dir = Path(data_dir) / "lancedb"
     if not db_dir.exists():
         return []
@@ -71,7 +72,6 @@ def search(query: str, data_dir: str | Path = "data", *, site: str | None = None
     if CHUNKS not in names:
         return []
     table = db.open_table(CHUNKS)
-    where = build_filter(site, tags, category, since, until)
     fetch = k * 4 if group else k
     if mode == "fts":
         builder = table.search(query, query_type="fts")
