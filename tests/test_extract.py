@@ -111,7 +111,8 @@ def test_hybrid_asks_only_about_uncertain_blocks():
 
 
 def test_long_pages_are_windowed():
-    html = "<html><body>" + "".join(f"<p>段落{i}の本文です。これは長いページです。</p>" for i in range(300)) + "</body></html>"
+    paragraphs = "".join(f"<p>段落{i}の本文です。これは長いページです。</p>" for i in range(300))
+    html = "<html><body>" + paragraphs + "</body></html>"
     blocks, _ = html_to_blocks(html)
     groups = windows(blocks, 400)
     assert len(groups) > 5 and sum(len(g) for g in groups) == len(blocks)

@@ -10,7 +10,8 @@ def doc(site, path, title, body, date="", tags=("tea",), h=None):
                       chunks=chunk_markdown(body, max_chars=200))
 
 
-JA = doc("ja", "tea.md", "お茶の産地", "日本の代表的なお茶の産地は静岡県です。宇治茶は京都府で作られます。", "2003-05-20")
+JA = doc("ja", "tea.md", "お茶の産地", "日本の代表的なお茶の産地は静岡県です。宇治茶は京都府で作られます。",
+         "2003-05-20")
 EN = doc("en", "robot.md", "Gyrobot build diary", "We built the robot for Robot Wars with a spinning disc weapon.",
          "2000-01", tags=("robot",))
 FONT = doc("ja", "font.md", "フォントエディタ", "FontForge はアウトラインフォントを編集するためのエディタです。")
