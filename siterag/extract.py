@@ -153,8 +153,8 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     if mode == "hybrid" and client is not None:
         scores = heuristic_scores(html, blocks)
         keep = _select_heuristic(blocks, scores)
-        uncertain = [b for b, s in zip(blocks, scores, strict=True)
-                     if 0.15 <= s < 0.85 or (s >= 0.85 and is_boilerplate(b) and b.kind != "list")]
+        # Boilerplate stays out: a tiny model asked about a menu tends to keep it.
+        uncertain = [b for b, s in zip(blocks, scores, strict=True) if 0.15 <= s < 0.85 and not is_boilerplate(b)]
         if uncertain:
             try:
                 chosen, result.llm_calls = ask_llm(client, title, uncertain)
