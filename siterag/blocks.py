@@ -114,7 +114,6 @@ class _Renderer:
         self.blocks: list[Block] = []
         self._md: list[str] = []
         self._text: list[str] = []
-        self._links = 0
         self._path = ""
 
     # -- inline content -------------------------------------------------
@@ -122,26 +121,24 @@ class _Renderer:
         url = (url or "").strip()
         return urljoin(self.base_url, url) if self.base_url and url else url
 
-    def _inline(self, el: etree._Element) -> tuple[str, str, int]:
-        """Markdown, plain text and link characters of an inline element (with its children)."""
+    def _inline(self, el: etree._Element) -> tuple[str, str]:
+        """Markdown and plain text of an inline element (with its children)."""
         tag = el.tag if isinstance(el.tag, str) else ""
         md_parts: list[str] = []
         text_parts: list[str] = []
-        links = 0
         if tag == "br":
-            return "\n", "\n", 0
+            return "\n", "\n"
         if tag == "img":
             alt = clean_text(el.get("alt", "")).replace("\n", " ")
             src = self._url(el.get("src", ""))
-            return (f"![{alt}]({src})" if src else ""), alt, 0
+            return (f"![{alt}]({src})" if src else ""), alt
         if el.text:
             md_parts.append(el.text)
             text_parts.append(el.text)
         for child in el:
-            cmd, ctext, clinks = self._inline(child)
+            cmd, ctext = self._inline(child)
             md_parts.append(cmd)
             text_parts.append(ctext)
-            links += clinks
             if child.tail:
                 md_parts.append(child.tail)
                 text_parts.append(child.tail)
@@ -151,21 +148,19 @@ class _Renderer:
             href = self._url(el.get("href", ""))
             label = clean_text(md).replace("\n", " ")
             md = f"[{label}]({href})" if not href.lower().startswith("javascript:") else label
-            links = len(text.strip())
         elif tag in ("b", "strong") and text.strip():
             md = f"**{md.strip()}**"
         elif tag in ("i", "em") and text.strip():
             md = f"*{md.strip()}*"
         elif tag in ("code", "tt", "kbd") and text.strip() and "\n" not in text:
             md = f"`{text.strip()}`"
-        return md, text, links
+        return md, text
 
     # -- paragraph runs ------------------------------------------------
     def _flush(self) -> None:
         md = "".join(self._md)
         text = "".join(self._text)
         self._md, self._text = [], []
-        links, self._links = self._links, 0
         # Two or more <br> in a row separate paragraphs in <br>-only pages.
         md_parts = re.split(r"\n[ \t\u3000\xa0]*\n", md)
         text_parts = re.split(r"\n[ \t\u3000\xa0]*\n", text)
@@ -177,18 +172,16 @@ class _Renderer:
             if not pmd:
                 continue
             kind = "para" if ptext else "image"
-            share = links * len(ptext) // max(1, len(clean_text(text)))
-            self._add(kind, ptext, pmd, share)
+            self._add(kind, ptext, pmd)
 
-    def _add(self, kind: str, text: str, md: str, links: int = 0) -> None:
+    def _add(self, kind: str, text: str, md: str) -> None:
         link_chars = sum(len(label.strip("*` ")) for label in _LINK_LABEL_RE.findall(md))
         self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars))
 
     def _run(self, el: etree._Element) -> None:
-        md, text, links = self._inline(el)
+        md, text = self._inline(el)
         self._md.append(md)
         self._text.append(text)
-        self._links += links
 
     def _text_run(self, s: str | None) -> None:
         if s:
@@ -203,11 +196,11 @@ class _Renderer:
             return
         if tag in HEADINGS:
             self._flush()
-            md, text, links = self._inline(el)
+            md, text = self._inline(el)
             text = clean_text(text).replace("\n", " ")
             if text:
                 self._path = here
-                self._add("heading", text, "#" * HEADINGS[tag] + " " + clean_text(md).replace("\n", " "), links)
+                self._add("heading", text, "#" * HEADINGS[tag] + " " + clean_text(md).replace("\n", " "))
             return
         if tag in ("pre", "listing", "xmp", "plaintext"):
             self._flush()
@@ -249,45 +242,41 @@ class _Renderer:
     def _list(self, el: etree._Element, here: str, ordered: bool) -> None:
         items_md: list[str] = []
         items_text: list[str] = []
-        links = 0
         for n, li in enumerate(el.xpath("./li | ./*/li"), 1):
-            md, text, lk = self._inline(li)
+            md, text = self._inline(li)
             md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
             if not md:
                 continue
             items_md.append(f"{n}. {md}" if ordered else f"- {md}")
             items_text.append(text)
-            links += lk
         if items_md:
             self._path = here
-            self._add("list", "\n".join(items_text), "\n".join(items_md), links)
+            self._add("list", "\n".join(items_text), "\n".join(items_md))
 
     def _dl(self, el: etree._Element, here: str) -> None:
-        lines_md, lines_text, links = [], [], 0
+        lines_md: list[str] = []
+        lines_text: list[str] = []
         for child in el:
             if child.tag not in ("dt", "dd"):
                 continue
-            md, text, lk = self._inline(child)
+            md, text = self._inline(child)
             md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
             if md:
                 lines_md.append(f"**{md}**" if child.tag == "dt" else f": {md}")
                 lines_text.append(text)
-                links += lk
         if lines_md:
             self._path = here
-            self._add("list", "\n".join(lines_text), "\n".join(lines_md), links)
+            self._add("list", "\n".join(lines_text), "\n".join(lines_md))
 
     def _table(self, el: etree._Element, here: str) -> None:
         rows: list[list[str]] = []
         texts: list[str] = []
-        links = 0
         for tr in el.xpath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr"):
             cells = []
             for cell in tr.xpath("./td | ./th"):
-                md, text, lk = self._inline(cell)
+                md, text = self._inline(cell)
                 cells.append(clean_text(md).replace("\n", "<br>").replace("|", "\\|"))
                 texts.append(clean_text(text).replace("\n", " "))
-                links += lk
             if any(cells):
                 rows.append(cells)
         if not rows:
@@ -297,7 +286,7 @@ class _Renderer:
         lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
         self._path = here
-        self._add("table", "\n".join(t for t in texts if t), "\n".join(lines), links)
+        self._add("table", "\n".join(t for t in texts if t), "\n".join(lines))
 
 
 def html_to_blocks(html: str, base_url: str = "") -> tuple[list[Block], etree._Element]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import trafilatura
 
-from siterag.blocks import Block, html_to_blocks, page_title, render_blocks
+from siterag.blocks import Block, frame_sources, html_to_blocks, page_title, render_blocks
 from siterag.llm import LLMClient, LLMError
 
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
@@ -136,7 +136,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     """Extract the main content of one UTF-8 page in the given mode."""
     blocks, root = html_to_blocks(html, base_url)
     title = page_title(root)
-    frames = [f.get("src", "") for f in root.iter("frame") if f.get("src")]
+    frames = frame_sources(root)
     if frames:
         return Extraction("", title, "frameset", blocks=0, frames=frames)
     if not blocks:

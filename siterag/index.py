@@ -62,10 +62,15 @@ def _q(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def table_names(db: lancedb.DBConnection) -> set[str]:
+    """Names of the tables in a LanceDB database."""
+    return set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
+
+
 def open_tables(db_dir: Path, dim: int) -> tuple[lancedb.table.Table, lancedb.table.Table]:
     """Open (creating if needed) the documents and chunks tables."""
     db = lancedb.connect(str(db_dir))
-    names = set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
+    names = table_names(db)
     docs = db.open_table(DOCS) if DOCS in names else db.create_table(DOCS, schema=_schema(dim, False))
     chunks = db.open_table(CHUNKS) if CHUNKS in names else db.create_table(CHUNKS, schema=_schema(dim, True))
     return docs, chunks
@@ -144,7 +149,7 @@ def site_counts(db_dir: Path) -> dict[str, tuple[int, int]]:
     if not Path(db_dir).exists():
         return {}
     db = lancedb.connect(str(db_dir))
-    names = set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
+    names = table_names(db)
     out: dict[str, list[int]] = {}
     for name, pos in ((DOCS, 0), (CHUNKS, 1)):
         if name in names:

@@ -10,7 +10,7 @@ import lancedb
 from lancedb.rerankers import RRFReranker
 
 from siterag.embedding import get_embedder
-from siterag.index import CHUNKS, _q
+from siterag.index import CHUNKS, _q, table_names
 
 _DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
@@ -68,7 +68,7 @@ def search(query: str, data_dir: str | Path = "data", *, site: str | None = None
     if not db_dir.exists():
         return []
     db = lancedb.connect(str(db_dir))
-    names = set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
+    names = table_names(db)
     if CHUNKS not in names:
         return []
     table = db.open_table(CHUNKS)
