@@ -3,6 +3,7 @@ mirror -> purge + normalize -> extract + enrich -> quality gate -> chunk + embed
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 from prefect import flow, get_run_logger
@@ -10,8 +11,9 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
 from siterag.config import load_config
 from siterag.corpus import corpus_paths
-from siterag.layout import SiteLayout
+from siterag.layout import SiteLayout, sweep_temp_files
 from siterag.llm_clients import ensure_embedded
+from siterag.llm_limit import ensure_llm_limit
 from tasks import (
     extract_batch_task,
     index_task,
@@ -29,33 +31,60 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     site = cfg.site(site_name)
     layout = SiteLayout(cfg.data_dir, site.name)
     logger = get_run_logger()
+    for leftover in sweep_temp_files(layout.mirror, layout.normalized, layout.corpus, layout.logs):
+        logger.warning("removed %s, left half-written by a run that was killed", leftover)
 
     crawl = mirror_task(site, layout)
-    select, manifest = normalize_task(layout, crawl["seen"])
+    select, manifest = normalize_task(layout, crawl["seen"], crawl["complete"])
     corpus_map = corpus_paths(select.pages)
     removed = remove_vanished_task(layout, sorted(corpus_map.values()))
 
     if cfg.llm.enabled and (site.extract_mode != "heuristic" or cfg.llm.enrich):
         ensure_embedded(cfg.llm, layout.logs)
+        ensure_llm_limit(cfg.llm)  # one cap on LLM requests across all site flows
     pages = select.pages
     progress = create_progress_artifact(progress=0.0, description=f"extract+enrich {site.name}")
     outcomes: list[dict] = []
-    for start in range(0, len(pages), cfg.batch_size):
-        rels = pages[start:start + cfg.batch_size]
-        state = extract_batch_task(layout, site, cfg.llm, rels, corpus_map, manifest, return_state=True)
-        batch = state.result()
-        if state.name == "Cached":  # nothing was redone: report the pages as unchanged
-            batch = [{**o, "status": "unchanged", "llm_calls": 0} for o in batch]
-        outcomes += batch
-        done = min(len(pages), start + cfg.batch_size)
-        update_progress_artifact(progress, progress=100.0 * done / max(1, len(pages)))
-        logger.info("extract+enrich %s: %d/%d pages", site.name, done, len(pages))
+    starts = range(0, len(pages), cfg.batch_size)
+    batches = [dict(layout=layout, site=site, llm=cfg.llm, rels=pages[s:s + cfg.batch_size], corpus_map=corpus_map,
+                    manifest=manifest) for s in starts]
+    with ExitStack() as stack:
+        if cfg.task_runner == "dask" and batches:  # all batches at once on a local Dask cluster, in order of start
+            runner = stack.enter_context(dask_runner(cfg.dask_workers))
+            futures = [runner.submit(extract_batch_task, parameters=params) for params in batches]
+            states = (_wait_state(f) for f in futures)
+        else:  # one batch after another in this process (the default)
+            states = (extract_batch_task(**params, return_state=True) for params in batches)
+        for start, state in zip(starts, states, strict=True):
+            outcomes += _batch_outcomes(state)
+            done = min(len(pages), start + cfg.batch_size)
+            update_progress_artifact(progress, progress=100.0 * done / max(1, len(pages)))
+            logger.info("extract+enrich %s: %d/%d pages", site.name, done, len(pages))
     update_progress_artifact(progress, progress=100.0)
 
-    report = quality_task(layout, outcomes, removed, select)
+    report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings go in the report
     report["index"] = index_task(layout, cfg.embedder)
-    report["mirror_warnings"] = crawl["warnings"] + select.warnings
     return report
+
+
+def dask_runner(workers: int):  # noqa: ANN201
+    """A Prefect task runner on a temporary local Dask cluster of `workers` one-thread worker processes."""
+    from prefect_dask import DaskTaskRunner
+
+    return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
+                                          "dashboard_address": None})
+
+
+def _wait_state(future):  # noqa: ANN001, ANN202
+    future.wait()
+    return future.state
+
+
+def _batch_outcomes(state) -> list[dict]:  # noqa: ANN001
+    batch = state.result()
+    if state.name == "Cached":  # nothing was redone: report the pages as unchanged
+        batch = [{**o, "status": "unchanged", "llm_calls": 0} for o in batch]
+    return batch
 
 
 @flow(name="all-sites", log_prints=True)

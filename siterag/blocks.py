@@ -53,7 +53,9 @@ def parse_html(html: str) -> etree._Element:
     if not html.strip():
         html = "<html><body></body></html>"
     try:
-        root = lxml.html.document_fromstring(html)
+        # Comments dropped by the parser: dropping 100,000s of them one by one below is quadratic (tail joins).
+        root = lxml.html.document_fromstring(html, parser=lxml.html.HTMLParser(remove_comments=True,
+                                                                                remove_pis=True))
     except (etree.ParserError, ValueError):
         root = lxml.html.document_fromstring("<html><body></body></html>")
     for bad in root.xpath("//comment() | //processing-instruction()"):
@@ -62,6 +64,10 @@ def parse_html(html: str) -> etree._Element:
         for el in root.iter(tag):
             if el.getparent() is not None:
                 _drop_keep_tail(el)
+    for el in root.xpath("//*[@hidden or @aria-hidden='true' or contains(translate(@style, ' ', ''), 'display:none')"
+                         " or contains(translate(@style, ' ', ''), 'visibility:hidden')]"):
+        if el.getparent() is not None and el.tag not in ("html", "body"):
+            _drop_keep_tail(el)
     return root
 
 
@@ -104,6 +110,11 @@ def _is_data_table(table: etree._Element) -> bool:
     text = sum(len(c.text_content().strip()) for c in cells)
     images = len(table.xpath(".//img"))
     return len(rows) >= 3 and images <= 1 and text / max(1, len(cells)) < 80
+
+
+def _holds_blocks(el: etree._Element) -> bool:
+    """An inline or unknown element (custom tags, <a>, <span>) that wraps paragraphs, lists or tables."""
+    return isinstance(el.tag, str) and next(el.iterdescendants(*BLOCK_TAGS), None) is not None
 
 
 class _Renderer:
@@ -227,7 +238,7 @@ class _Renderer:
         self._text_run(el.text)
         for child in el:
             ctag = child.tag if isinstance(child.tag, str) else ""
-            if ctag in BLOCK_TAGS:
+            if ctag in BLOCK_TAGS or _holds_blocks(child):
                 self._flush()
                 self._path = here
                 self.walk(child, here)

@@ -1,4 +1,4 @@
-"""`siterag` command line: run, search, status, serve."""
+"""`siterag` command line: run, search, ask, status, serve."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 # Offline defaults for Prefect, set before it is imported.
+_USER_LOG_LEVEL = os.environ.get("PREFECT_LOGGING_LEVEL")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
@@ -54,41 +55,78 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     data_dir = load_config(args.config).data_dir if Path(args.config).exists() else Path(args.data_dir)
     hits = search(args.query, data_dir, site=args.site, tags=tuple(args.tag or ()), category=args.category,
-                  since=args.since, until=args.until, k=args.k, mode=args.mode)
+                  since=args.since, until=args.until, k=args.k, mode=args.mode, group=not args.chunks)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
     if not hits:
         print("no results")
         return 1
+    from siterag.search_api import terminal_marks
+
     for n, h in enumerate(hits, 1):
         date = f"  {h.date}" if h.date else ""
-        print(f"{n}. {h.title}  [{h.site}/{h.path}]{date}  score {h.score:.4f}")
-        print(f"   {h.snippet}")
+        heading = f"  § {h.heading}" if args.chunks and h.heading else ""
+        print(f"{n}. {h.title}  [{h.ref}]{date}  score {h.score:.4f}{heading}")
+        print(f"   {terminal_marks(h.snippet, sys.stdout.isatty())}")
     return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from siterag.ask import ask, format_answer
+    from siterag.config import load_config
+    from siterag.llm import LLMClient, LLMError
+    from siterag.llm_clients import ensure_embedded
+    from siterag.search_api import Searcher
+
+    cfg = load_config(args.config)
+    if not cfg.llm.enabled:
+        return _fail("ask needs an LLM: set [llm] embedded = true or base_url in the config")
+    Searcher(cfg.data_dir)  # no index: say so before starting an LLM
+
+    def client() -> LLMClient:
+        ensure_embedded(cfg.llm, cfg.data_dir / "logs")
+        return LLMClient(cfg.llm)
+
+    try:
+        result = ask(args.question, cfg.data_dir, client, k=args.k, site=args.site, tags=tuple(args.tag or ()),
+                     category=args.category, since=args.since, until=args.until)
+    except LLMError as exc:
+        return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
+    print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) if args.json else format_answer(result))
+    return 0 if result.found else 1
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     from siterag.config import load_config
     from siterag.index import site_counts
+    from siterag.prefect_status import last_runs
 
     cfg = load_config(args.config)
     counts = site_counts(cfg.data_dir / "lancedb")
-    print(f"{'site':24} {'last run':22} {'docs':>6} {'chunks':>7} {'open problems'}")
+    runs = last_runs([s.name for s in cfg.sites])  # {} unless PREFECT_API_URL names a server that answers
+    print(f"{'site':24} {'last run':25} {'state':10} {'docs':>6} {'chunks':>7} {'open problems'}")
     for site in cfg.sites:
         report_path = cfg.data_dir / "logs" / site.name / "report.json"
-        last, problems = "never", "-"
+        error_log = cfg.data_dir / "logs" / site.name / "error.log"
+        last, state, problems = "never", "-", "-"
         if report_path.exists():
             r = json.loads(report_path.read_text(encoding="utf-8"))
             last = r["finished_at"]
-            problems = (f"short {r['short']}, mojibake {r['mojibake']}, fallback {r['llm_fallback']}, "
-                        f"failed {r['failed']}")
+            open_count = len(error_log.read_text(encoding="utf-8").splitlines()) if error_log.exists() else 0
+            problems = (f"{open_count} (short {r['short']}, mojibake {r['mojibake']}, llm fallback "
+                        f"{r['llm_fallback']}, metadata fallback {r.get('metadata_fallback', 0)}, duplicates "
+                        f"{len(r.get('duplicates', []))}, failed {r['failed']})")
+        if site.name in runs:
+            last, state = runs[site.name].start_time, runs[site.name].state
         docs, chunks = counts.get(site.name, (0, 0))
-        print(f"{site.name:24} {last:22} {docs:>6} {chunks:>7} {problems}")
+        print(f"{site.name:24} {last:25} {state:10} {docs:>6} {chunks:>7} {problems}")
     return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    # Served runs log to the Prefect UI: keep their INFO lines (set before Prefect is imported).
+    os.environ["PREFECT_LOGGING_LEVEL"] = _USER_LOG_LEVEL or "INFO"
     from deployments.serve import serve_sites
 
     serve_sites(args.config)
@@ -111,9 +149,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--until", help="YYYY[-MM[-DD]]")
     s.add_argument("-k", type=int, default=10)
     s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
+    s.add_argument("--chunks", action="store_true", help="list passages instead of documents")
     s.add_argument("--json", action="store_true")
     s.add_argument("--data-dir", default="data", help="used when there is no config file")
     s.set_defaults(func=cmd_search)
+    a = sub.add_parser("ask", help="answer a question from the archive (RAG), citing site/path")
+    a.add_argument("question")
+    a.add_argument("--site")
+    a.add_argument("--tag", action="append", help="repeatable")
+    a.add_argument("--category")
+    a.add_argument("--since", help="YYYY[-MM[-DD]]")
+    a.add_argument("--until", help="YYYY[-MM[-DD]]")
+    a.add_argument("-k", type=int, default=5, help="passages given to the model")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_ask)
     st = sub.add_parser("status", help="per site: last run, documents, chunks, open problems")
     st.set_defaults(func=cmd_status)
     sv = sub.add_parser("serve", help="serve one scheduled deployment per site (cron from the config)")

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 EXTRACT_MODES = ("llm", "heuristic", "hybrid")
+TASK_RUNNERS = ("thread", "dask")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -23,6 +24,7 @@ class LLMConfig:
     """An OpenAI-compatible chat endpoint (llama.cpp's llama-server by default)."""
 
     base_url: str = ""  # e.g. http://127.0.0.1:8080/v1 ; "" = no LLM
+    base_urls: tuple[str, ...] = ()  # several endpoints: requests spread over them (siterag/llm_pool.py)
     model: str = "local"
     embedded: bool = False  # start llama-server with the packaged Gemma 3 270M ourselves
     embedded_port: int = 8089
@@ -30,17 +32,23 @@ class LLMConfig:
     max_tokens: int = 256
     retries: int = 2
     context_tokens: int = 2048
-    concurrency: int = 1
+    max_concurrent: int = 1  # LLM requests at once over all site flows (Prefect global concurrency limit)
     enrich: bool = True  # LLM-written title/category/tags/summary
 
     @property
     def enabled(self) -> bool:
-        return bool(self.base_url) or self.embedded
+        return bool(self.base_url) or bool(self.base_urls) or self.embedded
 
     def url(self) -> str:
+        return self.urls()[0]
+
+    def urls(self) -> tuple[str, ...]:
+        """Every endpoint: `base_urls`, else `base_url`, else the embedded server."""
+        if self.base_urls:
+            return tuple(u.rstrip("/") for u in self.base_urls)
         if self.base_url:
-            return self.base_url.rstrip("/")
-        return f"http://127.0.0.1:{self.embedded_port}/v1"
+            return (self.base_url.rstrip("/"),)
+        return (f"http://127.0.0.1:{self.embedded_port}/v1",)
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,8 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     embedder: str = "use-multilingual-v3"
     batch_size: int = 25
+    task_runner: str = "thread"  # "dask": extract batches run in parallel on a local Dask cluster
+    dask_workers: int = 2
 
     def site(self, name: str) -> SiteConfig:
         for s in self.sites:
@@ -126,7 +136,7 @@ def _site(raw: dict, defaults: dict, base: Path, llm: LLMConfig) -> SiteConfig:
         if not path.is_dir():
             raise ConfigError(f"site {name}: local_path {str(path)!r} is not a folder")
         merged["local_path"] = str(path)
-    mode = merged.get("extract_mode") or ("llm" if llm.enabled else "heuristic")
+    mode = merged.get("extract_mode") or "heuristic"  # the measured best with a small model (benchmarks/)
     if mode not in EXTRACT_MODES:
         raise ConfigError(f"site {name}: extract_mode must be one of {', '.join(EXTRACT_MODES)}")
     if mode in ("llm", "hybrid") and not llm.enabled:
@@ -152,13 +162,23 @@ def load_config(path: str | Path) -> Config:
     data_dir = Path(defaults.pop("data_dir", "data"))
     batch_size = int(defaults.pop("batch_size", 25))
     embedder = str(defaults.pop("embedder", "use-multilingual-v3"))
+    task_runner = str(defaults.pop("task_runner", "thread"))
+    dask_workers = defaults.pop("dask_workers", 2)
+    if task_runner not in TASK_RUNNERS:
+        raise ConfigError(f"[defaults]: task_runner must be one of {', '.join(TASK_RUNNERS)}")
+    if not isinstance(dask_workers, int) or dask_workers < 1:
+        raise ConfigError("[defaults]: dask_workers must be a whole number >= 1")
     if not data_dir.is_absolute():
         data_dir = (base / data_dir).resolve()
-    llm_raw = raw.get("llm", {})
+    llm_raw = dict(raw.get("llm", {}))
+    if "base_urls" in llm_raw:
+        llm_raw["base_urls"] = _tuple(llm_raw["base_urls"], "[llm] base_urls")
     try:
         llm = LLMConfig(**llm_raw)
     except TypeError as exc:
         raise ConfigError(f"[llm]: {exc}") from None
+    if not isinstance(llm.max_concurrent, int) or llm.max_concurrent < 1:
+        raise ConfigError("[llm]: max_concurrent must be a whole number >= 1")
     sites_raw = raw.get("site", [])
     if not isinstance(sites_raw, list) or not sites_raw:
         raise ConfigError(f"{path}: no [[site]] entries")
@@ -167,4 +187,5 @@ def load_config(path: str | Path) -> Config:
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
         raise ConfigError(f"duplicate site name(s): {', '.join(sorted(dupes))}")
-    return Config(data_dir=data_dir, sites=sites, llm=llm, embedder=embedder, batch_size=batch_size)
+    return Config(data_dir=data_dir, sites=sites, llm=llm, embedder=embedder, batch_size=batch_size,
+                  task_runner=task_runner, dask_workers=dask_workers)

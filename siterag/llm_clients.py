@@ -8,6 +8,7 @@ from pathlib import Path
 from siterag.config import LLMConfig
 from siterag.llama_server import healthy, start_server
 from siterag.llm import LLMClient
+from siterag.llm_limit import endpoint_slot, llm_slot
 
 _CLIENTS: dict[LLMConfig, LLMClient] = {}
 _LOCK = threading.Lock()
@@ -15,7 +16,7 @@ _LOCK = threading.Lock()
 
 def ensure_embedded(config: LLMConfig, log_dir: Path | None = None) -> None:
     """Start the packaged llama-server for an `embedded = true` config unless one already answers."""
-    if config.embedded and not config.base_url and not healthy(config.url()):
+    if config.embedded and not config.base_url and not config.base_urls and not healthy(config.url()):
         log = (log_dir / "llama-server.log") if log_dir else None
         if log:
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -27,7 +28,8 @@ def client_for(config: LLMConfig) -> LLMClient:
     with _LOCK:
         if config not in _CLIENTS:
             ensure_embedded(config)
-            _CLIENTS[config] = LLMClient(config)
+            several = len(config.urls()) > 1  # then one concurrency limit per endpoint
+            _CLIENTS[config] = LLMClient(config, gate=llm_slot, endpoint_gate=endpoint_slot if several else None)
         return _CLIENTS[config]
 
 

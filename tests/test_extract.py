@@ -145,3 +145,60 @@ def test_real_llama_server_answers_block_ids(llama_url):
     # Whatever the small model picks, the body is the page's own text.
     assert result.markdown.strip() and all(line in render_blocks(blocks, {b.id for b in blocks})
                                            for line in result.markdown.splitlines() if line)
+
+
+def logprob_answer(p_content: float) -> httpx.Response:
+    import math
+
+    top = [{"token": "A", "logprob": math.log(p_content)}, {"token": "B", "logprob": math.log(1 - p_content)}]
+    return httpx.Response(200, json={"choices": [{"message": {"content": "A" if p_content >= 0.5 else "B"},
+                                                  "finish_reason": "length",
+                                                  "logprobs": {"content": [{"token": "A", "top_logprobs": top}]}}],
+                                     "usage": {"prompt_tokens": 50, "completion_tokens": 1}})
+
+
+def test_parse_choice_reads_top_logprobs_or_the_token():
+    from siterag.llm import parse_choice
+
+    probs = parse_choice(json.loads(logprob_answer(0.8).content), ("A", "B"))
+    assert abs(probs["A"] - 0.8) < 1e-6
+    plain = {"choices": [{"message": {"content": "B"}}]}
+    assert parse_choice(plain, ("A", "B")) == {"A": 0.0, "B": 1.0}
+    with pytest.raises(LLMError):
+        parse_choice({"choices": [{"message": {"content": "maybe"}}]}, ("A", "B"))
+
+
+def test_hybrid_changes_a_block_only_when_the_model_is_confident():
+    from siterag.extract import judge_blocks, uncertain_blocks
+    from siterag.heuristics import block_votes, heuristic_keep
+
+    blocks, _ = html_to_blocks(LAYOUT)
+    votes = block_votes(LAYOUT, blocks)
+    # Make one article paragraph "uncertain" the way a disagreeing voter would.
+    votes.keep["readability"][2] = not votes.keep["readability"][2]
+    assert 2 in {b.id for b in uncertain_blocks(blocks, votes)}
+    base = heuristic_keep(blocks, votes)
+    unsure = mock_client(lambda r: logprob_answer(0.5))
+    probs = judge_blocks(unsure, "お茶", uncertain_blocks(blocks, votes))
+    assert 2 in probs and all(p == pytest.approx(0.5) for p in probs.values())
+    from siterag.extract import hybrid_keep
+
+    kept, dropped = min(base), min({b.id for b in blocks} - base)
+    assert hybrid_keep(blocks, votes, {kept: 0.5, dropped: 0.5}) == base  # a coin flip changes nothing
+    assert hybrid_keep(blocks, votes, {kept: 0.01}) == base - {kept}  # a confident "not content" drops it
+    assert hybrid_keep(blocks, votes, {dropped: 0.99}) == base | {dropped}  # a confident "content" adds one
+    result = extract_page(LAYOUT, "hybrid", unsure)
+    assert result.mode == "hybrid" and "深蒸し茶" in result.markdown
+
+
+@pytest.mark.llama
+def test_real_llama_server_gives_block_probabilities(llama_url):
+    from siterag.extract import judge_blocks
+
+    client = LLMClient(LLMConfig(base_url=llama_url, context_tokens=4096))
+    blocks, _ = html_to_blocks(LAYOUT)
+    probs = judge_blocks(client, "お茶", blocks)
+    assert set(probs) == {b.id for b in blocks} and all(0.0 <= p <= 1.0 for p in probs.values())
+    # llama-server returns top_logprobs, so these are real probabilities, not just 0/1 votes.
+    assert any(0.0 < p < 1.0 for p in probs.values())
+    assert client.stats.calls == len(blocks) and client.stats.prompt_tokens > 0

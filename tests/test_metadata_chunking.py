@@ -32,13 +32,29 @@ def _client(replies):
 
 def test_llm_metadata_is_validated_then_retried_then_falls_back():
     good = {"title": "お茶の話", "category": "趣味", "tags": ["お茶", "静岡", "宇治"], "summary": "お茶の産地の話。"}
-    fields, problem = llm_metadata(_client([json.dumps(good)]), "お茶", "本文")
+    fields, problem = llm_metadata(_client([json.dumps(good)]), "お茶", BODY)
     assert fields == good and problem == ""
     bad = {**good, "tags": ["お茶"]}  # fewer than 3 tags fails the schema
-    fields, problem = llm_metadata(_client([json.dumps(bad), json.dumps(good)]), "お茶", "本文")
+    fields, problem = llm_metadata(_client([json.dumps(bad), json.dumps(good)]), "お茶", BODY)
     assert fields == good
     fields, problem = llm_metadata(_client(["nonsense", "nonsense"]), "ページ題", "本文")
     assert problem == "invalid_json" and fields["title"] == "ページ題" and fields["tags"] == []
+
+
+BODY = "# お茶の話\n\n静岡と宇治はお茶の産地です。"
+
+
+def test_invented_titles_foreign_tags_and_run_on_summaries_fall_back_with_a_reason():
+    good = {"title": "お茶の話", "category": "趣味", "tags": ["お茶", "静岡", "宇治"], "summary": "お茶の産地の話。"}
+    invented = {**good, "title": "A Complete History of Coffee"}
+    fields, problem = llm_metadata(_client([json.dumps(invented)] * 2), "お茶", BODY)
+    assert problem == "title_not_in_page" and fields["title"] == "お茶" and fields["summary"] == ""
+    english_tags = {**good, "tags": ["tea", "japan", "farm"]}
+    fields, problem = llm_metadata(_client([json.dumps(english_tags), json.dumps(good)]), "お茶", BODY)
+    assert problem == "" and fields == good  # the retry's good answer is used
+    run_on = {**good, "summary": "一。二。三。四。"}
+    _, problem = llm_metadata(_client([json.dumps(run_on)] * 2), "お茶", BODY)
+    assert problem == "summary_too_long"
 
 
 def test_llm_cannot_set_machine_fields():
@@ -58,7 +74,7 @@ def test_front_matter_survives_yaml_hostile_titles(tmp_path):
 def test_corpus_paths_keep_the_page_path_and_avoid_clashes():
     paths = corpus_paths(["a/index.html", "a/index.htm", "b/page.html", "bbs/x.cgi?no=1&a=2", "日本語 ファイル.html"])
     assert paths["b/page.html"] == "b/page.md"
-    assert paths["a/index.html"] == "a/index.html.md" and paths["a/index.htm"] == "a/index.htm.md"
+    assert paths["a/index.html"] == "a/_index.md" and paths["a/index.htm"] == "a/index-htm.md"  # Hugo-safe names
     assert paths["日本語 ファイル.html"] == "日本語 ファイル.md"
     assert len(set(paths.values())) == len(paths)
 
@@ -66,7 +82,7 @@ def test_corpus_paths_keep_the_page_path_and_avoid_clashes():
 def test_chunks_follow_headings_and_japanese_sentences_and_keep_tables_whole():
     table = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | 値{i} |" for i in range(40))
     md = "# 題\n\n" + "これは文です。" * 200 + "\n\n## 表\n\n" + table + "\n\n```\ncode\n\ncode\n```\n"
-    chunks = chunk_markdown(md, max_chars=300, overlap_chars=20)
+    chunks = chunk_markdown(md, max_tokens=300, overlap_tokens=20, count_tokens=len)  # sizes in characters
     assert all(c.heading.startswith("題") for c in chunks)
     body_chunks = [c for c in chunks if c.heading == "題"]
     assert len(body_chunks) >= 4 and all(c.text.rstrip().endswith("。") for c in body_chunks)
