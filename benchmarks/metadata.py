@@ -37,13 +37,13 @@ from siterag.metadata import (  # noqa: E402
     llm_metadata,
     page_language,
     sentences,
+    tags_in_language,
 )
 
 
 def checks(answer: dict, title: str, markdown: str) -> dict[str, bool]:
-    lang = page_language(markdown or title)
     tags = answer["tags"]
-    in_lang = [t for t in tags if (page_language(t) == "ja") == (lang == "ja")]
+    in_lang = tags_in_language(tags, page_language(markdown or title))
     return {"title faithful": grounded(answer["title"], f"{title}\n{markdown}"),
             "tags 3-8": 3 <= len(tags) <= 8,
             "tags in page language": bool(tags) and len(in_lang) * 2 >= len(tags),

@@ -23,6 +23,7 @@ BLOCK_TAGS = {"p", "div", "table", "tr", "td", "th", "tbody", "thead", "tfoot", 
 _WS_RE = re.compile(r"[ \t\u3000\xa0]+")
 _LINK_LABEL_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_NORM_RE = re.compile(r"[\W_]+")
 
 
 @dataclass
@@ -47,6 +48,11 @@ def clean_text(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def normalise(text: str) -> str:
+    """Lower-case word characters only: what texts are compared on (blocks, extractor output, titles)."""
+    return _NORM_RE.sub("", text).lower()
+
+
 def parse_html(html: str) -> etree._Element:
     """Parse possibly broken HTML into an lxml tree without scripts, styles and comments."""
     html = _XML_DECL_RE.sub("", html)
@@ -58,8 +64,6 @@ def parse_html(html: str) -> etree._Element:
                                                                                 remove_pis=True))
     except (etree.ParserError, ValueError):
         root = lxml.html.document_fromstring("<html><body></body></html>")
-    for bad in root.xpath("//comment() | //processing-instruction()"):
-        _drop_keep_tail(bad)
     for tag in DROP_TAGS:
         for el in root.iter(tag):
             if el.getparent() is not None:

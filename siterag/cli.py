@@ -54,8 +54,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from siterag.search_api import search
 
     data_dir = load_config(args.config).data_dir if Path(args.config).exists() else Path(args.data_dir)
-    hits = search(args.query, data_dir, site=args.site, tags=tuple(args.tag or ()), category=args.category,
-                  since=args.since, until=args.until, k=args.k, mode=args.mode, group=not args.chunks)
+    hits = search(args.query, data_dir, **filters(args), k=args.k, mode=args.mode, group=not args.chunks)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
@@ -89,8 +88,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return LLMClient(cfg.llm)
 
     try:
-        result = ask(args.question, cfg.data_dir, client, k=args.k, site=args.site, tags=tuple(args.tag or ()),
-                     category=args.category, since=args.since, until=args.until)
+        result = ask(args.question, cfg.data_dir, client, k=args.k, **filters(args))
     except LLMError as exc:
         return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) if args.json else format_answer(result))
@@ -133,6 +131,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def filters(args: argparse.Namespace) -> dict:
+    """The filters given on the command line, as keyword arguments of search() and ask()."""
+    return {"site": args.site, "tags": tuple(args.tag or ()), "category": args.category, "since": args.since,
+            "until": args.until}
+
+
+def add_filters(parser: argparse.ArgumentParser) -> None:
+    """The search filters `search` and `ask` share."""
+    parser.add_argument("--site")
+    parser.add_argument("--tag", action="append", help="repeatable")
+    parser.add_argument("--category")
+    parser.add_argument("--since", help="YYYY[-MM[-DD]]")
+    parser.add_argument("--until", help="YYYY[-MM[-DD]]")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="siterag", description=__doc__)
     parser.add_argument("--config", default="sites.toml", help="sites config file (default: sites.toml)")
@@ -142,11 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
     s = sub.add_parser("search", help="hybrid (vector + full-text) search of the archive")
     s.add_argument("query")
-    s.add_argument("--site")
-    s.add_argument("--tag", action="append", help="repeatable")
-    s.add_argument("--category")
-    s.add_argument("--since", help="YYYY[-MM[-DD]]")
-    s.add_argument("--until", help="YYYY[-MM[-DD]]")
+    add_filters(s)
     s.add_argument("-k", type=int, default=10)
     s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
     s.add_argument("--chunks", action="store_true", help="list passages instead of documents")
@@ -155,11 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_search)
     a = sub.add_parser("ask", help="answer a question from the archive (RAG), citing site/path")
     a.add_argument("question")
-    a.add_argument("--site")
-    a.add_argument("--tag", action="append", help="repeatable")
-    a.add_argument("--category")
-    a.add_argument("--since", help="YYYY[-MM[-DD]]")
-    a.add_argument("--until", help="YYYY[-MM[-DD]]")
+    add_filters(a)
     a.add_argument("-k", type=int, default=5, help="passages given to the model")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=cmd_ask)

@@ -6,14 +6,14 @@ No mode lets a model write body text: the LLM only answers with block ids.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import sys
 from dataclasses import dataclass, field
 
 from siterag import blocks as block_splitter
 from siterag import heuristics
-from siterag.blocks import Block, frame_sources, html_to_blocks, page_title, render_blocks
-from siterag.heuristics import Votes, block_votes, heuristic_keep, normalise
+from siterag.blocks import Block, frame_sources, html_to_blocks, normalise, page_title, render_blocks
+from siterag.codehash import code_hash
+from siterag.heuristics import Votes, block_votes, heuristic_keep
 from siterag.llm import LLMClient, LLMError
 
 PROMPT_VERSION = "blocks-v2"
@@ -200,11 +200,6 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     result.kept = sorted(keep)
     result.markdown = render_blocks(blocks, keep)
     return result
-
-
-def code_hash(*modules: object) -> str:
-    """sha256 of the modules' source: a code change re-does the stage."""
-    return hashlib.sha256("".join(inspect.getsource(m) for m in modules).encode()).hexdigest()[:16]
 
 
 def extraction_key(mode: str, model: str) -> str:

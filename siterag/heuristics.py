@@ -13,13 +13,12 @@ from dataclasses import dataclass
 import trafilatura
 from readability import Document
 
-from siterag.blocks import Block, html_to_blocks
+from siterag.blocks import Block, html_to_blocks, normalise
 
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
 logging.getLogger("readability").setLevel(logging.ERROR)
 VOTERS = ("trafilatura", "precision", "recall", "readability")
 SHORT = 80  # weight (a CJK character counts 4): lighter blocks must match one output paragraph, not any substring
-_NORM_RE = re.compile(r"[\W_]+")
 FULL_VOTE_CHARS = 2_000_000  # larger pages are judged by trafilatura alone
 TRUST_SHARE = 0.7  # trafilatura alone decides on pages where it keeps at least this share of the text
 HEADING_BODY = 100  # weight of the block after a heading for the heading to join the article
@@ -29,11 +28,6 @@ EXTEND_LINKS = 0.3  # has at most this link density (an article split around an 
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _BOILERPLATE_RE = re.compile(r"copyright|\(c\)|©|all rights reserved|カウンター|counter|人目|アクセス数|since \d{4}|"
                              r"last (modified|updated)|最終更新", re.IGNORECASE)
-
-
-def normalise(text: str) -> str:
-    """Lower-case word characters only: what block and extractor texts are compared on."""
-    return _NORM_RE.sub("", text).lower()
 
 
 def _weight(text: str) -> int:

@@ -57,10 +57,10 @@ class LLMClient:
                  backoff_s: float = 1.0, gate: Callable[[], AbstractContextManager[object]] = nullcontext,
                  endpoint_gate: Callable[[str], AbstractContextManager[object]] | None = None) -> None:
         self.config = config
-        self.gate = gate  # held around each HTTP request (siterag.llm_limit.llm_slot: a Prefect concurrency slot)
         self.stats = LLMStats()
         self.backoff_s = backoff_s
-        # Requests spread over [llm] base_urls; endpoint_gate(url), when given, replaces gate (a limit per endpoint).
+        # Requests spread over [llm] base_urls. `gate` is held around each request (siterag.llm_limit.llm_slot, a
+        # Prefect concurrency slot); endpoint_gate(url), when given, replaces it (a limit per endpoint).
         self.pool = EndpointPool(config.urls(), config.timeout, transport, endpoint_gate or (lambda _url: gate()))
 
     def close(self) -> None:

@@ -7,7 +7,8 @@ import re
 import sys
 from datetime import date
 
-from siterag.blocks import clean_text
+from siterag.blocks import clean_text, normalise
+from siterag.codehash import code_hash
 from siterag.llm import LLMClient, LLMError
 
 _DATE_PATTERNS = (
@@ -38,7 +39,6 @@ METADATA_PROMPT = (
 BODY_PREVIEW_CHARS = 700
 MAX_SUMMARY_SENTENCES = 3
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-_NORM_RE = re.compile(r"[\W_]+")
 
 
 def date_from_path(path: str) -> str | None:
@@ -82,7 +82,7 @@ def page_language(text: str) -> str:
 
 
 def _bigrams(text: str) -> set[str]:
-    text = _NORM_RE.sub("", text).lower()
+    text = normalise(text)
     return {text[i:i + 2] for i in range(len(text) - 1)} if len(text) > 1 else {text} - {""}
 
 
@@ -97,6 +97,11 @@ def sentences(text: str) -> int:
     return len([s for s in re.split(r"[。！？!?\n]+|\.(?:\s|$)", text) if s.strip()])
 
 
+def tags_in_language(tags: list[str], lang: str) -> list[str]:
+    """The tags written in the page's language (`lang` from page_language)."""
+    return [t for t in tags if (page_language(t) == "ja") == (lang == "ja")]
+
+
 def metadata_problems(answer: dict, title: str, markdown: str) -> list[str]:
     """What is wrong with an LLM answer beyond the schema: invented title, tags in another language, run-on
     summary."""
@@ -104,8 +109,7 @@ def metadata_problems(answer: dict, title: str, markdown: str) -> list[str]:
     source = f"{title}\n{markdown}"
     if not grounded(answer["title"], source):
         problems.append("title_not_in_page")
-    lang = page_language(markdown or title)
-    in_lang = [t for t in answer["tags"] if (page_language(t) == "ja") == (lang == "ja")]
+    in_lang = tags_in_language(answer["tags"], page_language(markdown or title))
     if len(answer["tags"]) < 3 or len(in_lang) * 2 < len(answer["tags"]):
         problems.append("tags_language" if len(answer["tags"]) >= 3 else "tags_count")
     if sentences(answer["summary"]) > MAX_SUMMARY_SENTENCES:
@@ -124,9 +128,7 @@ def clean_answer(answer: dict) -> dict:
 
 def metadata_key() -> str:
     """What LLM-written fields depend on besides the page: this module's prompt, schema and checks."""
-    import inspect
-
-    return hashlib.sha256(inspect.getsource(sys.modules[__name__]).encode()).hexdigest()[:12]
+    return code_hash(sys.modules[__name__])[:12]
 
 
 def llm_metadata(client: LLMClient, title: str, markdown: str) -> tuple[dict, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -12,6 +11,7 @@ from prefect import get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import CacheKeyFnPolicy
 
+from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.corpus import read_doc
 from siterag.embedding import get_embedder
@@ -62,10 +62,6 @@ def normalize_task(layout: SiteLayout, seen: list[str], complete: bool = True) -
     return select, manifest
 
 
-def _source_hash(fn) -> str:  # noqa: ANN001
-    return hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()[:16]
-
-
 def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     """Cache key of an extract batch: page hashes + stage config + code; None (no cache) when any
     output is missing, was made from other page content, or holds an LLM fallback that should be retried."""
@@ -85,7 +81,7 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         hashes.append((rel, corpus_map[rel], page_hash))
     from siterag import blocks, extract, heuristics, metadata, pipeline
 
-    code = [_source_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline)]
+    code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline)]
     site: SiteConfig = parameters["site"]
     stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
     raw = json.dumps([hashes, stage, code, str(layout.data_dir)], sort_keys=True)
