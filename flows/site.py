@@ -63,7 +63,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     update_progress_artifact(progress, progress=100.0)
 
     report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings go in the report
-    report["index"] = index_task(layout, cfg.embedder)
+    report["index"] = index_task(layout, cfg.embedder, cfg.store)
     return report
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from siterag.llm import LLMClient
 from siterag.search_api import Hit, Searcher
+from siterag.store import IndexStore
 
 NO_ANSWER = "The archive holds no answer to this question."
 # Calibrated with benchmarks/retrieval.py on its question set: the best passage of the 56 questions the archive
@@ -115,7 +116,7 @@ def prompt_budget(context_tokens: int, max_tokens: int) -> int:
     return max(600, context_tokens - max_tokens - 300)
 
 
-def ask(question: str, data_dir: str | Path, client: LLMClient | Callable[[], LLMClient], *, k: int = 5,
+def ask(question: str, data_dir: str | Path | IndexStore, client: LLMClient | Callable[[], LLMClient], *, k: int = 5,
         site: str | None = None, tags: tuple[str, ...] = (), category: str | None = None,
         since: str | None = None, until: str | None = None, min_similarity: float = MIN_SIMILARITY,
         context_tokens: int | None = None, max_tokens: int = ANSWER_MAX_TOKENS,

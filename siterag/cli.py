@@ -1,4 +1,4 @@
-"""`siterag` command line: run, search, ask, status, serve."""
+"""`siterag` command line: run, search, ask, status, reindex, serve."""
 
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     from siterag.config import load_config
     from siterag.search_api import search
 
-    data_dir = load_config(args.config).data_dir if Path(args.config).exists() else Path(args.data_dir)
-    hits = search(args.query, data_dir, **filters(args), k=args.k, mode=args.mode, group=not args.chunks)
+    where = load_config(args.config).store if Path(args.config).exists() else Path(args.data_dir)
+    hits = search(args.query, where, **filters(args), k=args.k, mode=args.mode, group=not args.chunks)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
@@ -81,14 +81,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     if not cfg.llm.enabled:
         return _fail("ask needs an LLM: set [llm] embedded = true or base_url in the config")
-    Searcher(cfg.data_dir)  # no index: say so before starting an LLM
+    Searcher(cfg.store)  # no index: say so before starting an LLM
 
     def client() -> LLMClient:
         ensure_embedded(cfg.llm, cfg.data_dir / "logs")
         return LLMClient(cfg.llm)
 
     try:
-        result = ask(args.question, cfg.data_dir, client, k=args.k, **filters(args))
+        result = ask(args.question, cfg.store, client, k=args.k, **filters(args))
     except LLMError as exc:
         return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) if args.json else format_answer(result))
@@ -101,7 +101,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from siterag.prefect_status import last_runs
 
     cfg = load_config(args.config)
-    counts = site_counts(cfg.data_dir / "lancedb")
+    counts = site_counts(cfg.store)
     runs = last_runs([s.name for s in cfg.sites])  # {} unless PREFECT_API_URL names a server that answers
     print(f"{'site':24} {'last run':25} {'state':10} {'docs':>6} {'chunks':>7} {'open problems'}")
     for site in cfg.sites:
@@ -120,6 +120,30 @@ def cmd_status(args: argparse.Namespace) -> int:
         docs, chunks = counts.get(site.name, (0, 0))
         print(f"{site.name:24} {last:25} {state:10} {docs:>6} {chunks:>7} {problems}")
     return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    from siterag.config import load_config
+    from siterag.embedding import get_embedder
+    from siterag.index import rebuild_site
+    from siterag.layout import SiteLayout
+    from siterag.pipeline import indexed_docs
+
+    cfg = load_config(args.config)
+    names = args.sites or [s.name for s in cfg.sites]
+    for name in names:
+        cfg.site(name)
+    embedder = get_embedder(cfg.embedder)
+    missing = 0
+    for name in names:
+        layout = SiteLayout(cfg.data_dir, name)
+        if not layout.corpus.is_dir():
+            print(f"{name}: no corpus at {layout.corpus}: run `siterag run {name}` first", file=sys.stderr)
+            missing += 1
+            continue
+        stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder)
+        print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
+    return 1 if missing else 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -170,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_ask)
     st = sub.add_parser("status", help="per site: last run, documents, chunks, open problems")
     st.set_defaults(func=cmd_status)
+    ri = sub.add_parser("reindex", help="rebuild the index rows of sites from their corpus (others untouched)")
+    ri.add_argument("sites", nargs="*", help="site names (default: all in the config)")
+    ri.set_defaults(func=cmd_reindex)
     sv = sub.add_parser("serve", help="serve one scheduled deployment per site (cron from the config)")
     sv.set_defaults(func=cmd_serve)
     return parser
@@ -183,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.func(args)
-    except (ConfigError, MirrorError, ServerError, ValueError) as exc:
+    except (ConfigError, MirrorError, ServerError, ValueError, OSError) as exc:  # OSError: disk, bucket
         return _fail(str(exc))
     except KeyboardInterrupt:
         return _fail("interrupted; rerun to continue where it stopped")

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from siterag.store import REMOTE_SCHEMES, IndexStore
+
 EXTRACT_MODES = ("llm", "heuristic", "hybrid")
 TASK_RUNNERS = ("thread", "dask")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -91,6 +93,12 @@ class Config:
     batch_size: int = 25
     task_runner: str = "thread"  # "dask": extract batches run in parallel on a local Dask cluster
     dask_workers: int = 2
+    index: IndexStore | None = None  # [index] uri + storage_options; None = <data_dir>/lancedb
+
+    @property
+    def store(self) -> IndexStore:
+        """Where the LanceDB index lives."""
+        return self.index or IndexStore(str(self.data_dir / "lancedb"))
 
     def site(self, name: str) -> SiteConfig:
         for s in self.sites:
@@ -179,6 +187,7 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"[llm]: {exc}") from None
     if not isinstance(llm.max_concurrent, int) or llm.max_concurrent < 1:
         raise ConfigError("[llm]: max_concurrent must be a whole number >= 1")
+    index = _index(raw.get("index"), base)
     sites_raw = raw.get("site", [])
     if not isinstance(sites_raw, list) or not sites_raw:
         raise ConfigError(f"{path}: no [[site]] entries")
@@ -188,4 +197,31 @@ def load_config(path: str | Path) -> Config:
     if dupes:
         raise ConfigError(f"duplicate site name(s): {', '.join(sorted(dupes))}")
     return Config(data_dir=data_dir, sites=sites, llm=llm, embedder=embedder, batch_size=batch_size,
-                  task_runner=task_runner, dask_workers=dask_workers)
+                  task_runner=task_runner, dask_workers=dask_workers, index=index)
+
+
+def _index(raw: object, base: Path) -> IndexStore | None:
+    """The [index] table: `uri` (a folder, or s3:// gs:// az://) and `storage_options` (strings)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ConfigError("[index]: expected a table with uri and storage_options")
+    unknown = set(raw) - {"uri", "storage_options"}
+    if unknown:
+        raise ConfigError(f"[index]: unknown setting(s) {', '.join(sorted(unknown))}")
+    uri = raw.get("uri", "")
+    if not isinstance(uri, str) or not uri:
+        raise ConfigError("[index]: uri must be a folder or an s3:// gs:// az:// URI")
+    if "://" in uri:
+        scheme = uri.split("://", 1)[0]
+        if scheme not in REMOTE_SCHEMES:
+            raise ConfigError(f"[index]: uri scheme {scheme!r} is not one of {', '.join(REMOTE_SCHEMES)}")
+    else:
+        path = Path(uri).expanduser()
+        uri = str(path if path.is_absolute() else (base / path).resolve())
+    options = raw.get("storage_options", {})
+    if not isinstance(options, dict) or any(isinstance(v, (dict, list)) for v in options.values()):
+        raise ConfigError("[index]: storage_options must be a table of plain values")
+    # TOML true/1 become the strings the object store reads ("true", "1").
+    plain = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
+    return IndexStore(uri, tuple(sorted(plain.items())))

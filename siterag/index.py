@@ -27,6 +27,7 @@ from siterag.chunking import (
     plain_text,
 )
 from siterag.embedding import token_counter
+from siterag.store import IndexStore
 
 DOCS = "documents"
 CHUNKS = "chunks"
@@ -103,14 +104,15 @@ def table_names(db: lancedb.DBConnection) -> set[str]:
     return set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
 
 
-def connect(db_dir: Path) -> lancedb.DBConnection:
-    """The database; tables it creates get stable row ids (kept through updates of other rows and compaction)."""
-    return lancedb.connect(str(db_dir), storage_options={"new_table_enable_stable_row_ids": "true"})
+def connect(where: str | Path | IndexStore) -> lancedb.DBConnection:
+    """The database (a folder or an object-store URI); tables it creates get stable row ids (kept through
+    updates of other rows and compaction)."""
+    return IndexStore.at(where).connect()
 
 
-def open_tables(db_dir: Path, dim: int) -> tuple[lancedb.table.Table, lancedb.table.Table]:
+def open_tables(where: str | Path | IndexStore, dim: int) -> tuple[lancedb.table.Table, lancedb.table.Table]:
     """Open (creating if needed) the documents and chunks tables."""
-    db = connect(db_dir)
+    db = connect(where)
     names = table_names(db)
     docs = db.open_table(DOCS) if DOCS in names else db.create_table(DOCS, schema=_schema(dim, False))
     chunks = db.open_table(CHUNKS) if CHUNKS in names else db.create_table(CHUNKS, schema=_schema(dim, True))
@@ -157,10 +159,10 @@ def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:
     return f"{head}\n{plain_text(chunk.text)}"
 
 
-def sync_site(db_dir: Path, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
               settings: IndexSettings = DEFAULT_SETTINGS) -> IndexStats:
     """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones."""
-    docs_table, chunks_table = open_tables(db_dir, embedder.dim)
+    docs_table, chunks_table = open_tables(where, embedder.dim)
     have = indexed_hashes(docs_table, site)
     stats = IndexStats()
     key = settings.key()
@@ -210,6 +212,15 @@ def sync_site(db_dir: Path, site: str, docs: list[IndexedDoc], embedder,  # noqa
     return stats
 
 
+def rebuild_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+                 settings: IndexSettings = DEFAULT_SETTINGS) -> IndexStats:
+    """Drop every row of `site` and index `docs` afresh; the rows of other sites are not touched."""
+    docs_table, chunks_table = open_tables(where, embedder.dim)
+    for table in (docs_table, chunks_table):
+        table.delete(f"site = {_q(site)}")
+    return sync_site(where, site, docs, embedder, settings)
+
+
 def build_fts(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table,
               settings: IndexSettings = DEFAULT_SETTINGS) -> None:
     """(Re)build the full-text indexes with the ICU tokenizer, which splits Japanese into words (the default
@@ -246,11 +257,12 @@ def ensure_vector_index(table: lancedb.table.Table, min_rows: int = VECTOR_INDEX
     return "created"
 
 
-def site_counts(db_dir: Path) -> dict[str, tuple[int, int]]:
+def site_counts(where: str | Path | IndexStore) -> dict[str, tuple[int, int]]:
     """site -> (documents, chunks) in the index."""
-    if not Path(db_dir).exists():
+    store = IndexStore.at(where)
+    if not store.exists():
         return {}
-    db = lancedb.connect(str(db_dir))
+    db = store.connect()
     names = table_names(db)
     out: dict[str, list[int]] = {}
     for name, pos in ((DOCS, 0), (CHUNKS, 1)):

@@ -35,10 +35,6 @@ class SiteLayout:
     def logs(self) -> Path:
         return self.data_dir / "logs" / self.site
 
-    @property
-    def lancedb(self) -> Path:
-        return self.data_dir / "lancedb"
-
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Write via a temp file + rename so a crash never leaves a partial file.

@@ -24,6 +24,7 @@ import pyarrow as pa
 from siterag.chunking import markdown_lines
 from siterag.embedding import get_embedder
 from siterag.index import CHUNKS, DOCS, NPROBES, _q, table_names
+from siterag.store import IndexStore
 
 MODES = ("hybrid", "vector", "fts")
 RRF_K = 60
@@ -202,15 +203,16 @@ class Candidates:
 class Searcher:
     """Open tables of one index; `search` as often as wanted (the index is read as of opening)."""
 
-    def __init__(self, data_dir: str | Path = "data", embedder: str = "use-multilingual-v3",
+    def __init__(self, where: str | Path | IndexStore = "data", embedder: str = "use-multilingual-v3",
                  exact: bool = False) -> None:
-        db_dir = Path(data_dir) / "lancedb"
-        if not db_dir.is_dir():
-            raise NoIndexError(f"no index at {db_dir}: run `siterag run` first")
-        db = lancedb.connect(str(db_dir))
-        names = table_names(db)
+        """`where`: a data dir (its lancedb/ folder is the index) or an IndexStore (a folder or s3:// URI)."""
+        store = where if isinstance(where, IndexStore) else IndexStore(str(Path(where) / "lancedb"))
+        if not store.exists():
+            raise NoIndexError(f"no index at {store}: run `siterag run` first")
+        names = table_names(store.connect())
         if CHUNKS not in names or DOCS not in names:
-            raise NoIndexError(f"no index at {db_dir}: run `siterag run` first")
+            raise NoIndexError(f"no index at {store}: run `siterag run` first")
+        db = store.connect()
         self.chunks = db.open_table(CHUNKS)
         self.docs = db.open_table(DOCS)
         self.embedder_name = embedder
@@ -367,8 +369,9 @@ def _hit(row: dict, score: float, query: str, similarity: float, bm25: float) ->
                bm25=round(bm25, 4), text=row["text"])
 
 
-def search(query: str, data_dir: str | Path = "data", *, site: str | None = None, tags: tuple[str, ...] = (),
-           category: str | None = None, since: str | None = None, until: str | None = None, k: int = 10,
+def search(query: str, data_dir: str | Path | IndexStore = "data", *, site: str | None = None,
+           tags: tuple[str, ...] = (), category: str | None = None, since: str | None = None,
+           until: str | None = None, k: int = 10,
            mode: str = "hybrid", embedder: str = "use-multilingual-v3", group: bool = True,
            fusion: str = "score") -> list[Hit]:
     """Top-k documents (or passages when group=False) for `query`; mode is hybrid | vector | fts.

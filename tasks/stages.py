@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 from prefect import get_run_logger, task
 from prefect.artifacts import create_table_artifact
@@ -32,6 +31,7 @@ from siterag.pipeline import (
     retry_due,
     select_pages,
 )
+from siterag.store import IndexStore
 
 
 @task(name="mirror", retries=2, retry_delay_seconds=10)
@@ -123,10 +123,10 @@ def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], s
 
 
 @task(name="chunk+embed+index", retries=1, retry_delay_seconds=5)
-def index_task(layout: SiteLayout, embedder_name: str) -> dict:
-    """Chunk and embed new/changed documents into data/lancedb/; remove vanished ones."""
+def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dict:
+    """Chunk and embed new/changed documents into the index (data/lancedb/ or object storage); remove vanished ones."""
     embedder = get_embedder(embedder_name)
-    stats = sync_site(Path(layout.lancedb), layout.site, indexed_docs(layout, layout.site), embedder)
+    stats = sync_site(store, layout.site, indexed_docs(layout, layout.site), embedder)
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
     return {"upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,
