@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -117,8 +118,6 @@ class Server:
         self.api_url, self.env, self.log = api_url, env, log
 
     def client(self):  # noqa: ANN201 - a context manager yielding a SyncPrefectClient on this server
-        from contextlib import contextmanager
-
         from prefect.client.orchestration import get_client
         from prefect.settings import PREFECT_API_URL, temporary_settings
 
@@ -130,15 +129,15 @@ class Server:
         return _client()
 
 
-@pytest.fixture(scope="module")
-def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    home = tmp_path_factory.mktemp("prefect-server")
+@contextmanager
+def running_prefect_server(home: Path, **settings: str) -> Iterator[Server]:
+    """`prefect server start` on a free 127.0.0.1 port with PREFECT_HOME=home (plus `settings`), healthy."""
     port = free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_API_URL": api_url,
            "PREFECT_SERVER_API_HOST": "127.0.0.1", "PREFECT_SERVER_API_PORT": str(port),
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1", "PREFECT_UI_ENABLED": "false",
-           "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
+           "PREFECT_RUNNER_POLL_FREQUENCY": "2", **settings}
     log = home / "server.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen([PREFECT, "server", "start"], env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -159,6 +158,12 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
         yield Server(api_url, env, log)
     finally:
         stop_group(proc)
+
+
+@pytest.fixture(scope="module")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_prefect_server(tmp_path_factory.mktemp("prefect-server")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
