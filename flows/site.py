@@ -3,7 +3,9 @@ mirror -> purge + normalize -> extract + enrich -> quality gate -> chunk + embed
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from prefect import flow, get_run_logger
@@ -34,8 +36,11 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     for leftover in sweep_temp_files(layout.mirror, layout.normalized, layout.corpus, layout.logs):
         logger.warning("removed %s, left half-written by a run that was killed", leftover)
 
-    crawl = mirror_task(site, layout)
-    select, manifest = normalize_task(layout, crawl["seen"], crawl["complete"])
+    clock = StageClock()
+    with clock("mirror"):
+        crawl = mirror_task(site, layout)
+    with clock("normalize"):
+        select, manifest = normalize_task(layout, crawl["seen"], crawl["complete"])
     corpus_map = corpus_paths(select.pages)
     removed = remove_vanished_task(layout, sorted(corpus_map.values()))
 
@@ -48,7 +53,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     starts = range(0, len(pages), cfg.batch_size)
     batches = [dict(layout=layout, site=site, llm=cfg.llm, rels=pages[s:s + cfg.batch_size], corpus_map=corpus_map,
                     manifest=manifest) for s in starts]
-    with ExitStack() as stack:
+    with clock("extract+enrich"), ExitStack() as stack:
         if cfg.task_runner == "dask" and batches:  # all batches at once on a local Dask cluster, in order of start
             runner = stack.enter_context(dask_runner(cfg.dask_workers))
             futures = [runner.submit(extract_batch_task, parameters=params) for params in batches]
@@ -62,9 +67,31 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
             logger.info("extract+enrich %s: %d/%d pages", site.name, done, len(pages))
     update_progress_artifact(progress, progress=100.0)
 
-    report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings go in the report
-    report["index"] = index_task(layout, cfg.embedder, cfg.store)
+    with clock("quality"):
+        report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings in the report
+    with clock("index"):
+        report["index"] = index_task(layout, cfg.embedder, cfg.store)
+    # Wall seconds per stage; then page work summed over all workers, and the index stage's parts.
+    idx = report["index"]
+    report["seconds"] = {**clock.seconds, "extract (pages)": round(sum(o.get("extract_s", 0) for o in outcomes), 2),
+                         "enrich (pages)": round(sum(o.get("enrich_s", 0) for o in outcomes), 2),
+                         "chunk": idx["chunk_s"], "embed": idx["embed_s"], "write": idx["write_s"]}
     return report
+
+
+class StageClock:
+    """Wall seconds per stage: `with clock("mirror"): ...`."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, stage: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = round(self.seconds.get(stage, 0.0) + time.monotonic() - started, 2)
 
 
 def dask_runner(workers: int):  # noqa: ANN201
@@ -83,7 +110,7 @@ def _wait_state(future):  # noqa: ANN001, ANN202
 def _batch_outcomes(state) -> list[dict]:  # noqa: ANN001
     batch = state.result()
     if state.name == "Cached":  # nothing was redone: report the pages as unchanged
-        batch = [{**o, "status": "unchanged", "llm_calls": 0} for o in batch]
+        batch = [{**o, "status": "unchanged", "llm_calls": 0, "extract_s": 0.0, "enrich_s": 0.0} for o in batch]
     return batch
 
 

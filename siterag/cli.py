@@ -43,6 +43,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"duplicate groups {len(report['duplicates'])}; llm calls {report['llm_calls']}")
         print(f"   index: {idx['upserted']} docs upserted ({idx['chunks']} chunks), {idx['unchanged']} unchanged, "
               f"{idx['removed']} removed; report: {cfg.data_dir / 'logs' / name / 'report.json'}")
+        secs = report.get("seconds", {})
+        print("   seconds: " + ", ".join(f"{stage} {value:g}" for stage, value in secs.items()))
         for warning in report.get("mirror_warnings", []):
             print(f"   warning: {warning}")
         worst = max(worst, 1 if report["failed"] else 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -93,6 +94,9 @@ class IndexStats:
     unchanged: int = 0
     chunks: int = 0
     embed_calls: int = 0
+    chunk_s: float = 0.0  # seconds: splitting changed documents into passages
+    embed_s: float = 0.0  # seconds: the embedder
+    write_s: float = 0.0  # seconds: LanceDB upserts, deletes and the full-text/vector indexes
 
 
 def _q(value: str) -> str:
@@ -172,9 +176,11 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
     stats.unchanged = len(docs) - len(changed)
     stats.removed = sorted(set(have) - set(wanted))
     count = token_counter(embedder)
+    clock = time.perf_counter()
     for d in changed:
         if d.body and not d.chunks:
             d.chunks = chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count)
+    stats.chunk_s += time.perf_counter() - clock
     for start in range(0, len(changed), 64):
         batch = changed[start:start + 64]
         doc_texts = [doc_text(d, settings, count) for d in batch]
@@ -186,9 +192,12 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
                 chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
                                    "heading": c.heading, "text": text})
                 chunk_texts.append(embed_text(d, c, settings))
+        clock = time.perf_counter()
         doc_vecs = embedder.embed(doc_texts)
         chunk_vecs = embedder.embed(chunk_texts)
         stats.embed_calls += 2
+        stats.embed_s += time.perf_counter() - clock
+        clock = time.perf_counter()
         doc_rows = [{**_base(d, stored[d.doc_id]), "id": d.doc_id, "summary": d.summary, "text": t,
                      "vector": v.tolist()} for d, t, v in zip(batch, doc_texts, doc_vecs, strict=True)]
         for row, vec in zip(chunk_rows, chunk_vecs, strict=True):
@@ -202,6 +211,8 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
             .execute(pa.Table.from_pylist(doc_rows, schema=docs_table.schema))
         stats.upserted += [d.doc_id for d in batch]
         stats.chunks += len(chunk_rows)
+        stats.write_s += time.perf_counter() - clock
+    clock = time.perf_counter()
     for start in range(0, len(stats.removed), 200):
         ids = ", ".join(_q(i) for i in stats.removed[start:start + 200])
         docs_table.delete(f"doc_id IN ({ids})")
@@ -209,6 +220,7 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
     if changed or stats.removed:
         build_fts(docs_table, chunks_table, settings)
         ensure_vector_index(chunks_table)
+    stats.write_s += time.perf_counter() - clock
     return stats
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -131,6 +132,8 @@ class PageOutcome:
     llm_calls: int = 0
     fallback: str = ""
     note: str = ""
+    extract_s: float = 0.0  # seconds spent extracting (decode, blocks, voters, LLM choices)
+    enrich_s: float = 0.0  # seconds spent on metadata (the LLM's fields, or the machine's)
 
 
 def retry_due(fields: dict) -> bool:
@@ -160,9 +163,11 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     old_fields = existing[0] if existing else None
     if not needs_work(old_fields, info["hash"], key, client is not None):
         return PageOutcome(rel, "unchanged", corpus_rel)
+    started = time.perf_counter()
     html = prepare_html((layout.normalized / rel).read_text(encoding="utf-8"))
     calls_before = client.stats.calls if client else 0
     result = extract_page(html, site.extract_mode, client, base_url="")
+    extracted = time.perf_counter()
     if result.mode in ("frameset", "empty"):
         out_path.unlink(missing_ok=True)
         note = "frames: " + ", ".join(result.frames) if result.frames else "no text"
@@ -172,6 +177,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         meta, problem = llm_metadata(client, result.title, result.markdown)
     else:
         meta = fallback_metadata(result.title, result.markdown)
+    enrich_s = time.perf_counter() - extracted
     same_input = bool(old_fields) and old_fields.get("content_hash") == info["hash"] \
         and old_fields.get("extract_key") == key
     failed_before = int(old_fields.get("fallback_runs") or 0) if same_input else 0
@@ -196,7 +202,8 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     }
     write_doc(out_path, result.markdown, fields)
     calls = (client.stats.calls - calls_before) if client else 0
-    return PageOutcome(rel, "changed" if old_fields else "new", corpus_rel, calls, result.fallback)
+    return PageOutcome(rel, "changed" if old_fields else "new", corpus_rel, calls, result.fallback,
+                       extract_s=round(extracted - started, 4), enrich_s=round(enrich_s, 4))
 
 
 def process_batch(layout: SiteLayout, site: SiteConfig, rels: list[str], corpus_map: dict[str, str],

@@ -130,4 +130,5 @@ def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dic
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
     return {"upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,
-            "removed": len(stats.removed), "embed_calls": stats.embed_calls}
+            "removed": len(stats.removed), "embed_calls": stats.embed_calls, "chunk_s": round(stats.chunk_s, 2),
+            "embed_s": round(stats.embed_s, 2), "write_s": round(stats.write_s, 2)}

@@ -68,10 +68,17 @@ def test_site_flow_end_to_end_and_refresh(tmp_path, served_example):
         assert "charset=UTF-8" in (layout.normalized / "tea.html").read_text(encoding="utf-8")
         assert "Suspiciously short" in (layout.logs / "error.log").read_text()
         assert first["index"]["upserted"] == 5
+        # Where the time went: every stage timed; page and index work are parts of their stages' wall time.
+        secs = first["seconds"]
+        assert {"mirror", "normalize", "extract+enrich", "quality", "index", "extract (pages)", "enrich (pages)",
+                "chunk", "embed", "write"} == set(secs) and all(v >= 0 for v in secs.values())
+        assert 0 < secs["extract (pages)"] <= secs["extract+enrich"] and secs["mirror"] > 0
+        assert 0 < secs["embed"] and secs["chunk"] + secs["embed"] + secs["write"] <= secs["index"]
 
         second = site_flow("example", str(cfg_path))
         assert second["new"] == second["changed"] == 0 and second["index"]["upserted"] == 0
         assert second["index"]["embed_calls"] == 0
+        assert second["seconds"]["extract (pages)"] == 0 and second["seconds"]["embed"] == 0  # nothing redone
 
         # One page changes, one vanishes from the site.
         tea_src = site_dir / "tea.html"
