@@ -42,7 +42,12 @@ def test_two_site_flows_at_once_on_a_prefect_server_backed_by_postgresql(tmp_pat
             elapsed = time.monotonic() - started
             for name, proc in procs.items():
                 assert proc.returncode == 0, outputs[name]
-                assert "index: 5 docs upserted" in outputs[name], outputs[name]
+            # Both indexed into the shared tables; a write conflict with the other flow may have made Prefect
+            # retry the index task, which then finds the rows already there ("0 upserted, 5 unchanged").
+            from siterag.index import site_counts
+
+            counts = site_counts(tmp_path / "data" / "lancedb")
+            assert {n: counts[n][0] for n in SITES} == {n: 5 for n in SITES}, (counts, outputs)
             with server.client() as client:
                 runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(
                     name=FlowRunFilterName(any_=[f"site-{n}" for n in SITES])))
