@@ -26,8 +26,6 @@ one llama-server using both cores, then through two endpoints with one core each
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import math
 import os
@@ -36,10 +34,11 @@ import shutil
 import socket
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
+
+from refresh import serve  # benchmarks/refresh.py: a folder served on 127.0.0.1
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -78,16 +77,6 @@ def build_archive(out: Path, pages: int) -> int:
     index = "\n".join(f'<li><a href="list-{n:03}.html">list {n}</a></li>' for n in range(len(lists)))
     (out / "index.html").write_text(f"<html><body><ul>\n{index}\n</ul></body></html>\n", encoding="utf-8")
     return len(written)
-
-
-def serve(path: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(path)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def write_config(path: Path, data: Path, site: str, runner: str, workers: int, batch: int, llm: str = "") -> Path:

@@ -209,10 +209,10 @@ class Searcher:
         store = where if isinstance(where, IndexStore) else IndexStore(str(Path(where) / "lancedb"))
         if not store.exists():
             raise NoIndexError(f"no index at {store}: run `siterag run` first")
-        names = table_names(store.connect())
+        db = store.connect()
+        names = table_names(db)
         if CHUNKS not in names or DOCS not in names:
             raise NoIndexError(f"no index at {store}: run `siterag run` first")
-        db = store.connect()
         self.chunks = db.open_table(CHUNKS)
         self.docs = db.open_table(DOCS)
         self.embedder_name = embedder
