@@ -19,6 +19,7 @@ import csv
 import gzip
 import importlib.util
 import json
+import re
 import statistics
 import sys
 import time
@@ -37,10 +38,12 @@ from siterag.encoding import to_utf8  # noqa: E402
 from siterag.extract import estimate_tokens, extract_page  # noqa: E402
 from siterag.heuristics import readability_text  # noqa: E402
 from siterag.llm import DEFAULT_STOP, LLMClient, LLMError  # noqa: E402
+from siterag.template import folder_template  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
-MODES = ("trafilatura", "trafilatura-precision", "readability", "heuristic", "hybrid", "llm", "retype")
+MODES = ("all-visible", "trafilatura", "trafilatura-precision", "readability", "heuristic", "hybrid", "llm", "retype")
 LLM_MODES = {"hybrid", "llm", "retype"}
+SITERAG_MODES = {"heuristic", "hybrid", "llm"}  # they write Markdown (ordered lists as `1. `)
 FALLBACKS: dict[str, int] = {}  # pages whose LLM answer was not used (the heuristic's was), per mode
 RETYPE_PROMPT = ("Here is a web page's HTML. Write its main content (the article) as Markdown. "
                  "Leave out navigation, menus, ads and footers.\n\n")
@@ -51,6 +54,7 @@ class Page:
     id: str
     html: str  # UTF-8 text
     truth: str
+    template: frozenset[str] = frozenset()  # keys of the site's template lines on this page (siterag.template)
 
 
 @dataclass
@@ -84,11 +88,46 @@ def load_aeb() -> Dataset:
 def load_ja() -> Dataset:
     base = ROOT / "benchmarks" / "gold-ja"
     pages = []
+    templates: dict[str, dict[str, list[str]]] = {}
     with open(base / "pages.tsv", encoding="utf-8") as fh:
         for row in csv.DictReader(fh, delimiter="\t"):
+            if row["site"] not in templates:
+                templates[row["site"]] = folder_template(SHARED / "sites" / row["site"])
             html, _ = to_utf8((SHARED / "sites" / row["site"] / row["path"]).read_bytes())
-            pages.append(Page(row["id"], html, (base / f"{row['id']}.txt").read_text(encoding="utf-8")))
+            pages.append(Page(row["id"], html, (base / f"{row['id']}.txt").read_text(encoding="utf-8"),
+                              frozenset(templates[row["site"]].get(row["path"], []))))
     return Dataset("gold-ja", pages, "cjk", True)
+
+
+_LIST_NUMBER_RE = re.compile(r"^(\s*)\d{1,3}\.[ \t]", re.MULTILINE)
+
+
+def strip_list_numbers(markdown: str) -> str:
+    """Drop ordered-list markers (`3. `) before scoring: Markdown syntax that score.strip_markdown leaves in,
+    like the URLs and image sources it removes; the gold texts hold list items without their numbers."""
+    return _LIST_NUMBER_RE.sub(r"\1", markdown)
+
+
+def visible_text(html: str) -> str:
+    """The trivial baseline: all visible text, one line per block (comments, script, style, <head> and hidden
+    elements dropped; no alt text), by an lxml pass of its own."""
+    import lxml.html
+
+    root = parse_html(html)
+    head = root.find("head")
+    if head is not None:
+        head.getparent().remove(head)
+    for br in root.iter("br"):
+        br.tail = "\n" + (br.tail or "")
+    blocky = {"p", "div", "table", "tr", "td", "th", "li", "ul", "ol", "dl", "dt", "dd", "pre", "blockquote",
+              "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center", "section", "article", "header", "footer", "nav",
+              "form", "address", "caption", "figure", "figcaption", "body"}
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.tag in blocky:
+            el.tail = "\n" + (el.tail or "")
+            el.text = "\n" + (el.text or "")
+    text = lxml.html.tostring(root, method="text", encoding="unicode")
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def simplified_html(html: str, budget_tokens: int) -> str:
@@ -134,7 +173,24 @@ def page_text(html: str) -> str:
     return "\n".join(b.text for b in blocks) + "\n" + " ".join(root.xpath("//title/text()"))
 
 
-def extractor(mode: str, client: LLMClient | None, max_tokens: int) -> Callable[[str], str]:
+def extractor(mode: str, client: LLMClient | None, max_tokens: int) -> Callable[[Page], str]:
+    if mode in ("heuristic", "hybrid", "llm"):
+        def run(page: Page) -> str:
+            result = extract_page(page.html, mode, client, template=page.template)
+            if result.fallback:
+                FALLBACKS[mode] = FALLBACKS.get(mode, 0) + 1
+            return result.markdown
+        return run
+    return _on_html(_extractor(mode, client, max_tokens))
+
+
+def _on_html(fn: Callable[[str], str]) -> Callable[[Page], str]:
+    return lambda page: fn(page.html)
+
+
+def _extractor(mode: str, client: LLMClient | None, max_tokens: int) -> Callable[[str], str]:
+    if mode == "all-visible":
+        return visible_text
     if mode == "trafilatura":  # the library's defaults, as published
         return lambda html: trafilatura.extract(html) or ""
     if mode == "trafilatura-precision":
@@ -143,13 +199,7 @@ def extractor(mode: str, client: LLMClient | None, max_tokens: int) -> Callable[
         return readability_text
     if mode == "retype":
         return lambda html: retype(client, html, max_tokens)
-    def run(html: str) -> str:
-        result = extract_page(html, mode, client)
-        if result.fallback:
-            FALLBACKS[mode] = FALLBACKS.get(mode, 0) + 1
-        return result.markdown
-
-    return run
+    raise ValueError(mode)
 
 
 def run_mode(score, data: Dataset, mode: str, client: LLMClient | None, out: Path, limit: int | None,
@@ -166,10 +216,10 @@ def run_mode(score, data: Dataset, mode: str, client: LLMClient | None, out: Pat
     FALLBACKS.pop(mode, None)
     for n, page in enumerate(pages, 1):
         start = time.perf_counter()
-        text = fn(page.html)
+        text = fn(page)
         elapsed += time.perf_counter() - start
         (folder / f"{page.id}.md").write_text(text, encoding="utf-8")
-        plain = score.strip_markdown(text)
+        plain = score.strip_markdown(strip_list_numbers(text) if mode in SITERAG_MODES else text)
         triples.append(score.match(tokenize(page.truth), tokenize(plain), 4))
         words = tokenize(plain)
         source = set(tokenize(page_text(page.html))) | set(tokenize(page.html))  # markup too: URLs, list numbers
@@ -197,7 +247,8 @@ def rescore(score, data: Dataset, mode: str, out: Path, n: int) -> dict | None:
         path = folder / f"{page.id}.md"
         if not path.exists():
             return None
-        plain = score.strip_markdown(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        plain = score.strip_markdown(strip_list_numbers(text) if mode in SITERAG_MODES else text)
         triples.append(score.match(tokenize(page.truth), tokenize(plain), 4))
     agg = score.aggregate(triples)
     return {"set": data.name, "mode": f"{mode} (first {n})", "pages": n, "f1": agg["f1"],

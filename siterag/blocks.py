@@ -7,7 +7,7 @@ chosen blocks comes verbatim from the page.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import lxml.html
@@ -24,6 +24,37 @@ _WS_RE = re.compile(r"[ \t\u3000\xa0]+")
 _LINK_LABEL_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NORM_RE = re.compile(r"[\W_]+")
+_TAG_LIKE_RE = re.compile(r"<(?=[A-Za-z/!?])")
+_EMPTY_EMPHASIS_RE = re.compile(r"\*\*[ \t\u3000]*\*\*")
+HARD_BREAK = "  \n"  # Markdown hard line break: lines of a poem or a <br> list stay lines
+
+
+def image_md(src: str, alt: str) -> str:
+    """An image as Markdown. Its alt text is not text a reader sees, so it goes in the title, not the alt:
+    `![](photo.jpg "alt")` keeps it for the archive without making it a line of the page's text."""
+    if not src:
+        return ""
+    alt = alt.replace('"', "'").replace("(", "（").replace(")", "）")
+    return f'![]({src} "{alt}")' if alt else f"![]({src})"
+
+
+def join_lines(lines: list[str]) -> str:
+    """The lines of one paragraph with hard breaks between them."""
+    return HARD_BREAK.join(lines)
+
+
+_BLOCK_START_RE = re.compile(r"^(\d{1,9})([.)])(?=\s)|^([#>+\-*])(?=\s)")
+
+
+def escape_line_start(md: str) -> str:
+    """A paragraph line that would read as Markdown syntax (`1. `, `- `, `# `, `> `) keeps its text:
+    `1\\. ` is the author's number, not an ordered list."""
+    return _BLOCK_START_RE.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", md)
+
+
+def escape_text(text: str) -> str:
+    """Page text as Markdown text: angle brackets that are text (`<CD>`) must not read as HTML tags."""
+    return _TAG_LIKE_RE.sub(r"\\<", text)
 
 
 @dataclass
@@ -36,6 +67,18 @@ class Block:
     md: str  # Markdown rendering
     path: str = ""  # tag path hint such as "body>table>td" (a layout signal)
     link_chars: int = 0  # characters inside <a>: a navigation signal
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (md, text) per line / list item
+
+    def __post_init__(self) -> None:
+        if not self.lines:
+            self.lines = [(self.md, self.text)]
+
+    def render(self, drop: set[int] | frozenset[int] = frozenset()) -> str:
+        """Markdown of the block without the lines in `drop` (a paragraph's lines keep hard breaks)."""
+        if not drop:
+            return self.md
+        kept = [md for n, (md, _) in enumerate(self.lines) if n not in drop]
+        return join_lines(kept) if self.kind == "para" else "\n".join(kept)
 
     @property
     def link_density(self) -> float:
@@ -134,7 +177,8 @@ class _Renderer:
     # -- inline content -------------------------------------------------
     def _url(self, url: str) -> str:
         url = (url or "").strip()
-        return urljoin(self.base_url, url) if self.base_url and url else url
+        url = urljoin(self.base_url, url) if self.base_url and url else url
+        return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")  # a valid Markdown destination
 
     def _inline(self, el: etree._Element) -> tuple[str, str]:
         """Markdown and plain text of an inline element (with its children)."""
@@ -146,25 +190,26 @@ class _Renderer:
         if tag == "img":
             alt = clean_text(el.get("alt", "")).replace("\n", " ")
             src = self._url(el.get("src", ""))
-            return (f"![{alt}]({src})" if src else ""), alt
+            return image_md(src, alt), alt
         if el.text:
-            md_parts.append(el.text)
+            md_parts.append(escape_text(el.text))
             text_parts.append(el.text)
         for child in el:
             cmd, ctext = self._inline(child)
             md_parts.append(cmd)
             text_parts.append(ctext)
             if child.tail:
-                md_parts.append(child.tail)
+                md_parts.append(escape_text(child.tail))
                 text_parts.append(child.tail)
         md = "".join(md_parts)
         text = "".join(text_parts)
         if tag == "a" and el.get("href") and text.strip():
             href = self._url(el.get("href", ""))
             label = clean_text(md).replace("\n", " ")
+            text = text.replace("\n", " ")  # one line, as its label
             md = f"[{label}]({href})" if not href.lower().startswith("javascript:") else label
-        elif tag in ("b", "strong") and text.strip():
-            md = f"**{md.strip()}**"
+        elif tag in ("b", "strong") and text.strip() and md.strip() and "\n" not in md.strip():
+            md = md.strip() if md.strip().startswith("**") else f"**{md.strip()}**"
         elif tag in ("i", "em") and text.strip():
             md = f"*{md.strip()}*"
         elif tag in ("code", "tt", "kbd") and text.strip() and "\n" not in text:
@@ -173,7 +218,7 @@ class _Renderer:
 
     # -- paragraph runs ------------------------------------------------
     def _flush(self) -> None:
-        md = "".join(self._md)
+        md = _EMPTY_EMPHASIS_RE.sub("", "".join(self._md))
         text = "".join(self._text)
         self._md, self._text = [], []
         # Two or more <br> in a row separate paragraphs in <br>-only pages.
@@ -182,16 +227,16 @@ class _Renderer:
         if len(md_parts) != len(text_parts):
             md_parts, text_parts = [md], [text]
         for part_md, part_text in zip(md_parts, text_parts, strict=True):
-            ptext = clean_text(part_text)
-            pmd = clean_text(part_md)
-            if not pmd:
+            lines = _paired_lines(part_md, part_text)
+            if not lines:
                 continue
+            ptext = "\n".join(t for _, t in lines if t)
             kind = "para" if ptext else "image"
-            self._add(kind, ptext, pmd)
+            self._add(kind, ptext, join_lines([m for m, _ in lines]), lines)
 
-    def _add(self, kind: str, text: str, md: str) -> None:
+    def _add(self, kind: str, text: str, md: str, lines: list[tuple[str, str]] | None = None) -> None:
         link_chars = sum(len(label.strip("*` ")) for label in _LINK_LABEL_RE.findall(md))
-        self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars))
+        self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars, lines or []))
 
     def _run(self, el: etree._Element) -> None:
         md, text = self._inline(el)
@@ -200,7 +245,7 @@ class _Renderer:
 
     def _text_run(self, s: str | None) -> None:
         if s:
-            self._md.append(s)
+            self._md.append(escape_text(s))
             self._text.append(s)
 
     # -- block content -------------------------------------------------
@@ -266,22 +311,41 @@ class _Renderer:
             items_text.append(text)
         if items_md:
             self._path = here
-            self._add("list", "\n".join(items_text), "\n".join(items_md))
+            self._add("list", "\n".join(items_text), "\n".join(items_md), list(zip(items_md, items_text, strict=True)))
 
     def _dl(self, el: etree._Element, here: str) -> None:
-        lines_md: list[str] = []
-        lines_text: list[str] = []
+        """<dt>/<dd> pairs as one list block; anything else inside a <dl> (a <ul>, loose text — old pages
+        indent with a bare <dl>) is walked as ordinary content, so none of it is lost."""
+        lines: list[tuple[str, str]] = []
+
+        def add_list() -> None:
+            if lines:
+                self._path = here
+                self._add("list", "\n".join(t for _, t in lines), "\n".join(m for m, _ in lines), list(lines))
+                lines.clear()
+
+        self._text_run(el.text)
         for child in el:
-            if child.tag not in ("dt", "dd"):
-                continue
-            md, text = self._inline(child)
-            md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
-            if md:
-                lines_md.append(f"**{md}**" if child.tag == "dt" else f": {md}")
-                lines_text.append(text)
-        if lines_md:
-            self._path = here
-            self._add("list", "\n".join(lines_text), "\n".join(lines_md))
+            if child.tag in ("dt", "dd"):
+                self._flush()
+                md, text = self._inline(child)
+                md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+                if md:
+                    lines.append((f"**{md}**" if child.tag == "dt" else f": {md}", text))
+            else:
+                add_list()
+                ctag = child.tag if isinstance(child.tag, str) else ""
+                if ctag in BLOCK_TAGS or _holds_blocks(child):
+                    self._flush()
+                    self.walk(child, here)
+                    self._flush()
+                else:
+                    self._run(child)
+            if child.tail and child.tail.strip():
+                add_list()
+                self._text_run(child.tail)
+        self._flush()
+        add_list()
 
     def _table(self, el: etree._Element, here: str) -> None:
         rows: list[list[str]] = []
@@ -314,6 +378,16 @@ def html_to_blocks(html: str, base_url: str = "") -> tuple[list[Block], etree._E
     return renderer.blocks, root
 
 
+def _paired_lines(md: str, text: str) -> list[tuple[str, str]]:
+    """A paragraph's (md, text) lines, cleaned; lines with no Markdown are dropped. When the two do not split
+    alike (a line break inside a link label), the paragraph is one line."""
+    md_lines, text_lines = md.split("\n"), text.split("\n")
+    if len(md_lines) != len(text_lines):
+        md_lines, text_lines = [md.replace("\n", " ")], [text.replace("\n", " ")]
+    pairs = [(escape_line_start(clean_text(m)), clean_text(t)) for m, t in zip(md_lines, text_lines, strict=True)]
+    return [(m, t) for m, t in pairs if m]
+
+
 def page_title(root: etree._Element) -> str:
     """The page's <title>, else its first heading, else ''."""
     for xpath in ("//title", "//h1", "//h2"):
@@ -324,6 +398,8 @@ def page_title(root: etree._Element) -> str:
     return ""
 
 
-def render_blocks(blocks: list[Block], keep: set[int]) -> str:
-    """Markdown of the kept blocks, in page order."""
-    return "\n\n".join(b.md for b in blocks if b.id in keep).strip() + "\n"
+def render_blocks(blocks: list[Block], keep: set[int], drop_lines: dict[int, set[int]] | None = None) -> str:
+    """Markdown of the kept blocks, in page order, without the dropped lines of each."""
+    drop_lines = drop_lines or {}
+    parts = (b.render(drop_lines.get(b.id, frozenset())) for b in blocks if b.id in keep)
+    return "\n\n".join(p for p in parts if p.strip()).strip() + "\n"

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from siterag import blocks as block_splitter
-from siterag import heuristics
+from siterag import chrome, heuristics
+from siterag import template as site_template
 from siterag.blocks import Block, frame_sources, html_to_blocks, normalise, page_title, render_blocks
+from siterag.chrome import find_chrome
 from siterag.codehash import code_hash
 from siterag.heuristics import Votes, block_votes, heuristic_keep
 from siterag.llm import LLMClient, LLMError
@@ -38,6 +41,8 @@ class Extraction:
     llm_calls: int = 0
     fallback: str = ""  # why the LLM result was not used ("" when it was, or was not asked)
     frames: list[str] = field(default_factory=list)
+    visible_chars: int = 0  # characters of all the page's visible lines
+    content_chars: int = 0  # ... less the site's template and the page's own navigation (what should be kept)
 
 
 def block_line(block: Block) -> str:
@@ -132,13 +137,14 @@ def judge_blocks(client: LLMClient, title: str, blocks: list[Block], budget_toke
     return probs
 
 
-def hybrid_keep(blocks: list[Block], votes: Votes, content_prob: dict[int, float]) -> set[int]:
+def hybrid_keep(blocks: list[Block], votes: Votes, content_prob: dict[int, float],
+                allowed: set[int] | None = None) -> set[int]:
     """The heuristic's blocks, changed only where the model is confident and the heuristics disagree."""
-    keep = heuristic_keep(blocks, votes)
+    keep = heuristic_keep(blocks, votes, allowed)
     for i, p in content_prob.items():
         if i in keep and p < DROP_BELOW:
             keep.discard(i)
-        elif i not in keep and p >= ADD_ABOVE:
+        elif i not in keep and p >= ADD_ABOVE and (allowed is None or i in allowed):
             keep.add(i)
     return keep
 
@@ -161,8 +167,13 @@ def drop_repeats(blocks: list[Block], keep: set[int]) -> set[int]:
     return out
 
 
-def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url: str = "") -> Extraction:
-    """Extract the main content of one UTF-8 page in the given mode."""
+def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url: str = "",
+                 template: Collection[str] = frozenset()) -> Extraction:
+    """Extract the main content of one UTF-8 page in the given mode.
+
+    `template` holds the keys of the site's template lines found on this page (siterag.template): with them the
+    page's chrome is dropped first (siterag.chrome), and the modes choose among the page's own blocks.
+    """
     blocks, root = html_to_blocks(html, base_url)
     title = page_title(root)
     frames = frame_sources(root)
@@ -170,35 +181,48 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
         return Extraction("", title, "frameset", blocks=0, frames=frames)
     if not blocks:
         return Extraction("", title, "empty")
-    result = Extraction("", title, mode, blocks=len(blocks), frames=frames)
+    anchors = {str(a) for a in root.xpath("//a/@name | //*/@id")}
+    chrome_found = find_chrome(blocks, template, anchors)
+    drop = chrome_found.drop
+    own = {b.id for b in blocks if len(drop.get(b.id, ())) < len(b.lines)}
+    result = Extraction("", title, mode, blocks=len(blocks), frames=frames, visible_chars=chrome_found.visible,
+                        content_chars=chrome_found.content)
+    if not own:
+        result.mode = "empty"
+        return result
+    own_blocks = [b for b in blocks if b.id in own]
     keep: set[int] | None = None
     votes: Votes | None = None
     if mode in ("llm", "hybrid") and client is None:
         result.fallback = "no LLM configured"
     elif mode == "llm":
         try:
-            keep, result.llm_calls = ask_llm(client, title, blocks)
+            keep, result.llm_calls = ask_llm(client, title, own_blocks)
         except LLMError as exc:
             result.fallback = exc.reason
         if keep is not None and not keep:
             result.fallback, keep = "llm chose nothing", None
     elif mode == "hybrid":
         votes = block_votes(html, blocks)
-        uncertain = uncertain_blocks(blocks, votes)
+        uncertain = [b for b in uncertain_blocks(blocks, votes) if b.id in own]
         try:
             calls_before = client.stats.calls
             probs = judge_blocks(client, title, uncertain, int(JUDGE_SHARE * estimate_tokens(html)))
             result.llm_calls = client.stats.calls - calls_before
-            keep = hybrid_keep(blocks, votes, probs)
+            keep = hybrid_keep(blocks, votes, probs, own)
         except LLMError as exc:
             result.fallback = exc.reason
+    if keep is None and chrome_found.template_lines and mode != "llm":
+        # The site showed what its template is, and it is gone: what is left is the page's own text, all of it.
+        keep = set(own)
+        result.mode = "heuristic" if mode == "heuristic" or result.fallback else mode
     if keep is None:
         votes = votes or block_votes(html, blocks)
-        keep = heuristic_keep(blocks, votes)
+        keep = heuristic_keep(blocks, votes, own)
         result.mode = "heuristic"
-    keep = drop_repeats(blocks, keep)
+    keep = drop_repeats(blocks, keep & own)
     result.kept = sorted(keep)
-    result.markdown = render_blocks(blocks, keep)
+    result.markdown = render_blocks(blocks, keep, drop)
     return result
 
 
@@ -206,5 +230,5 @@ def extraction_key(mode: str, model: str) -> str:
     """What a cached extraction depends on besides the page: mode, model, and the code with its prompts
     and thresholds (this module, the voters and the block splitter)."""
     raw = "|".join([mode, PROMPT_VERSION, model if mode != "heuristic" else "",
-                    code_hash(sys.modules[__name__], heuristics, block_splitter)])
+                    code_hash(sys.modules[__name__], heuristics, block_splitter, chrome, site_template)])
     return hashlib.sha256(raw.encode()).hexdigest()[:16]

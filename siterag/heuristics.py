@@ -158,21 +158,23 @@ def _extend(blocks: list[Block], votes: Votes, keep: set[int]) -> set[int]:
     return keep
 
 
-def heuristic_keep(blocks: list[Block], votes: Votes) -> set[int]:
+def heuristic_keep(blocks: list[Block], votes: Votes, allowed: set[int] | None = None) -> set[int]:
     """trafilatura's blocks, cut to the ones readability agrees with on pages full of other text.
 
-    On a page where trafilatura keeps less than TRUST_SHARE of the text (a news page: menus, teasers,
-    share bars), only blocks both trafilatura and readability keep survive. On a page that is mostly
-    content (an old hobby page, one layout table) readability tends to pick a single cell, so
-    trafilatura alone decides. Boilerplate never survives; when nothing is found, every text block
-    that is not boilerplate is kept.
+    Used on pages whose site template is unknown (a single page, a site with no recurring lines); see
+    siterag.extract. `allowed` are the blocks that are not chrome (by default every block). On a page where
+    trafilatura keeps less than TRUST_SHARE of the text (a news page: menus, teasers, share bars), only blocks
+    both trafilatura and readability keep survive. On a page that is mostly content (an old hobby page, one
+    layout table) readability tends to pick a single cell, so trafilatura decides alone. Boilerplate never
+    survives; when nothing is found, every allowed text block that is not boilerplate is kept.
     """
-    ok = [not bp for bp in votes.boilerplate]
+    allowed = {b.id for b in blocks} if allowed is None else allowed
+    ok = [b.id in allowed and not bp for b, bp in zip(blocks, votes.boilerplate, strict=True)]
     keep = votes.keep
     traf = {b.id for b in blocks if ok[b.id] and keep["trafilatura"][b.id]}
     wide = traf | {b.id for b in blocks if ok[b.id] and keep["recall"][b.id]}
     both = {i for i in traf if keep["readability"][i]}
-    mostly_content = _chars(blocks, wide) >= TRUST_SHARE * _chars(blocks, {b.id for b in blocks})
+    mostly_content = _chars(blocks, wide) >= TRUST_SHARE * _chars(blocks, allowed)
     if both and not mostly_content and _chars(blocks, both) >= 0.5 * _chars(blocks, wide):
         return _with_inner_images(blocks, _extend(blocks, votes, both))
     if traf or wide:

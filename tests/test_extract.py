@@ -30,7 +30,7 @@ def test_table_layout_page_keeps_article_and_drops_nav_and_footer():
     result = extract_page(LAYOUT, "heuristic")
     md = result.markdown
     assert "# お茶の産地" in md and "深蒸し茶" in md and "鎌倉時代" in md
-    assert "[宇治の話](uji.html)" in md and "![茶畑](cha.jpg)" in md
+    assert "[宇治の話](uji.html)" in md and '![](cha.jpg "茶畑")' in md
     assert "Diary" not in md and "Copyright" not in md and "人目" not in md
 
 
@@ -41,7 +41,7 @@ def test_br_separated_text_and_pre_and_data_table_render():
     kinds = [b.kind for b in blocks]
     assert kinds == ["para", "para", "pre", "table"]
     md = render_blocks(blocks, {b.id for b in blocks})
-    assert "一行目です。\n二行目です。" in md
+    assert "一行目です。  \n二行目です。" in md  # a hard break
     assert "```\ncode  line\n  indented\n```" in md
     assert "| a | b |\n|---|---|\n| 1 | 2 |" in md
 

@@ -2,12 +2,14 @@
 
 import csv
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 from siterag.encoding import to_utf8
 from siterag.extract import extract_page
+from siterag.template import folder_template
 
 GOLD = Path(__file__).resolve().parent.parent / "benchmarks" / "gold-ja"
 
@@ -30,6 +32,7 @@ def score(shared_sites):
 
 def f1(score, truth: str, markdown: str) -> tuple[float, float, float]:
     tokenize = score.make_tokenizer("cjk", True)
+    markdown = re.sub(r"^(\s*)\d{1,3}\.[ \t]", r"\1", markdown, flags=re.MULTILINE)  # list numbers: syntax
     tp, fp, fn = score.match(tokenize(truth), tokenize(score.strip_markdown(markdown)), 4)
     p, r = score.page_precision(tp, fp, fn), score.page_recall(tp, fp, fn)
     return score.page_f1(p, r), p, r
@@ -44,16 +47,27 @@ def test_gold_set_has_the_layouts_the_issue_names():
         assert (GOLD / f"{row['id']}.txt").read_text(encoding="utf-8").strip()
 
 
+_TEMPLATES: dict[str, dict[str, list[str]]] = {}
+
+
+def site_template_of(shared_sites: Path, site: str) -> dict[str, list[str]]:
+    if site not in _TEMPLATES:
+        _TEMPLATES[site] = folder_template(shared_sites / site)
+    return _TEMPLATES[site]
+
+
 @pytest.mark.shared
-@pytest.mark.parametrize("row", [r for r in gold_pages() if r["layout"] != "plain"], ids=lambda r: r["id"][:50])
-def test_legacy_layouts_extract_close_to_the_gold_text(shared_sites, score, row):
-    """Table layouts, <pre> bodies, <br>-only text and content frames come out right (heuristic mode)."""
+@pytest.mark.parametrize("row", gold_pages(), ids=lambda r: r["id"][:50])
+def test_legacy_pages_extract_close_to_the_gold_text(shared_sites, score, row):
+    """Every gold page — table layouts, <pre> bodies, <br>-only text, content frames, diaries — comes out close
+    to the hand-written text when the site's template is known, as in `siterag run` (heuristic mode)."""
     html, _ = to_utf8((shared_sites / row["site"] / row["path"]).read_bytes())
-    result = extract_page(html, "heuristic")
+    template = frozenset(site_template_of(shared_sites, row["site"]).get(row["path"], []))
+    result = extract_page(html, "heuristic", template=template)
     truth = (GOLD / f"{row['id']}.txt").read_text(encoding="utf-8")
     page_f1, precision, recall = f1(score, truth, result.markdown)
-    floor = 0.6 if "BBS" in row["id"] else 0.8  # a saved CGI page of 114 characters: one line decides
-    assert page_f1 >= floor and precision >= floor, (row["id"], page_f1, precision, recall)
+    floor = 0.8 if "BBS" in row["id"] else 0.9  # a saved CGI page of 114 characters: one line decides
+    assert page_f1 >= floor and recall >= floor, (row["id"], page_f1, precision, recall)
 
 
 @pytest.mark.shared
