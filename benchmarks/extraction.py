@@ -202,6 +202,15 @@ def _extractor(mode: str, client: LLMClient | None, max_tokens: int) -> Callable
     raise ValueError(mode)
 
 
+def bootstrap_f1_std(score, triples: list, n: int = 1000) -> float:
+    """Bootstrap standard deviation of the aggregate F1 over pages (as score.py's "± x")."""
+    import random
+
+    rng = random.Random(0)
+    values = [score.aggregate([rng.choice(triples) for _ in triples])["f1"] for _ in range(n)] if triples else [0]
+    return statistics.pstdev(values)
+
+
 def run_mode(score, data: Dataset, mode: str, client: LLMClient | None, out: Path, limit: int | None,
              max_tokens: int) -> dict:
     tokenize = score.make_tokenizer(data.tokenizer, data.nfkc)
@@ -230,8 +239,10 @@ def run_mode(score, data: Dataset, mode: str, client: LLMClient | None, out: Pat
             print(f"  {data.name} {mode} {n}/{len(pages)}", file=sys.stderr, flush=True)
     agg = score.aggregate(triples)
     calls = (client.stats.calls - calls0) if client and mode in LLM_MODES else 0
+    agg["f1_std"] = bootstrap_f1_std(score, triples)
     prompt = (client.stats.prompt_tokens - prompt0) if client and mode in LLM_MODES else 0
-    return {"set": data.name, "mode": mode, "pages": len(pages), "f1": agg["f1"], "precision": agg["precision"],
+    return {"set": data.name, "mode": mode, "pages": len(pages), "f1": agg["f1"], "f1_std": agg["f1_std"],
+            "precision": agg["precision"],
             "recall": agg["recall"], "pages_per_s": len(pages) / max(elapsed, 1e-9),
             "llm_calls_per_page": calls / len(pages), "prompt_tokens_per_page": prompt / len(pages),
             "prompt_share_of_html": (prompt / sum(shares)) if shares else 0.0,
@@ -283,12 +294,13 @@ def start_llm(args: argparse.Namespace) -> tuple[LLMClient, object | None]:
 
 
 def print_table(rows: list[dict]) -> None:
-    head = (f"{'set':8} {'mode':22} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {'pages/s':>8} {'calls/p':>7} "
+    head = (f"{'set':8} {'mode':22} {'pages':>5} {'F1':>6} {'±':>5} {'P':>6} {'R':>6} {'pages/s':>8} {'calls/p':>7} "
             f"{'prompt tok/p':>12} {'% of HTML':>9} {'novel':>6} {'fallback':>8}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['set']:8} {r['mode']:22} {r['pages']:5d} {r['f1']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} "
+        print(f"{r['set']:8} {r['mode']:22} {r['pages']:5d} {r['f1']:6.3f} {r.get('f1_std', 0):5.3f} "
+              f"{r['precision']:6.3f} {r['recall']:6.3f} "
               f"{r['pages_per_s']:8.2f} {r['llm_calls_per_page']:7.1f} {r['prompt_tokens_per_page']:12.0f} "
               f"{100 * r['prompt_share_of_html']:8.1f}% {100 * r['novel']:5.1f}% {r.get('fallbacks', 0):8d}")
 

@@ -1,11 +1,20 @@
-"""Metadata benchmark: what the LLM writes for the Japanese gold pages, before and after validation.
+"""Metadata benchmark: machine metadata over the shared legacy sites (default), or the LLM's on the gold pages.
 
-    .venv/bin/python benchmarks/metadata.py                 # starts the embedded llama-server (Gemma 3 270M)
+    .venv/bin/python benchmarks/metadata.py                 # machine metadata, no LLM, ../shared/sites/*
+    .venv/bin/python benchmarks/metadata.py --sites gyrobot,nanatsumori --examples 5
     .venv/bin/python benchmarks/metadata.py --llm-url http://127.0.0.1:8080/v1 --model qwen2.5-7b
+    .venv/bin/python benchmarks/metadata.py --llm-url embedded    # starts llama-server (Gemma 3 270M)
 
-For each page of benchmarks/gold-ja the body is extracted (heuristic mode), then:
+Machine mode runs the site flow's page functions (copy, purge + normalize, site template, extract, the
+`enrich` site pass) on each shared site as a `local_path` site into a temporary data folder, and prints per
+site: documents; the share with a date (of those with one in their name or content); with 3-8 tags; the
+share of tags found verbatim in the body (target 1.00); with a summary, and of those, summaries whose
+sentences are all in the body; with a category; the categories; seconds of the enrich pass. Then example
+front matters.
+
+LLM mode (--llm-url): for each page of benchmarks/gold-ja the body is extracted (heuristic mode), then:
   raw    = one schema-constrained answer of the model, checked as it is;
-  final  = siterag's llm_metadata (validation, one retry, fallback to the page's title with no summary).
+  final  = siterag's llm_metadata (validation, one retry, fallback to the machine's fields).
 Prints the share of faithful titles (bigrams found in the page), tags 3-8 and in the page's language,
 summaries of at most 3 sentences, schema failures, fallbacks with their reasons, and seconds per page.
 """
@@ -23,9 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from extraction import load_ja, start_llm  # noqa: E402
+import random  # noqa: E402
+import tempfile  # noqa: E402
 
+from siterag.config import SiteConfig  # noqa: E402
+from siterag.corpus import corpus_paths  # noqa: E402
+from siterag.dates import content_date, date_from_name  # noqa: E402
+from siterag.enrich import enrich_site, summary_is_exact  # noqa: E402
 from siterag.extract import extract_page  # noqa: E402
+from siterag.layout import SiteLayout  # noqa: E402
 from siterag.llm import LLMError  # noqa: E402
 from siterag.metadata import (  # noqa: E402
     MAX_SUMMARY_SENTENCES,
@@ -50,13 +65,97 @@ def checks(answer: dict, title: str, markdown: str) -> dict[str, bool]:
             "summary <= 3 sentences": sentences(answer["summary"]) <= MAX_SUMMARY_SENTENCES}
 
 
+SHARED_SITES = ROOT.parent / "shared" / "sites"
+
+
+def build_site(name: str, source: Path, data: Path) -> tuple[SiteLayout, dict]:
+    """The flow's page work for one local-folder site (no Prefect, no index): copy, purge + normalize, site
+    template, extract, then the enrich site pass over the new documents. Returns the layout and the pass's
+    counts."""
+    from siterag.mirror import copy_local
+    from siterag.pipeline import normalize_pages, process_batch, select_pages
+    from siterag.template import site_template
+
+    site = SiteConfig(name=name, local_path=str(source), extract_mode="heuristic")
+    layout = SiteLayout(data, name)
+    copy_local(source, layout.mirror)
+    select = select_pages(layout.mirror, layout.logs)
+    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    templates = site_template(layout.normalized, manifest)
+    corpus_map = corpus_paths(select.pages)
+    outcomes = process_batch(layout, site, select.pages, corpus_map, manifest, None, False, "",
+                             templates=templates)
+    touched = {o.corpus for o in outcomes if o.status in ("new", "changed")}
+    return layout, enrich_site(layout, site, touched)
+
+
+def machine_main(args: argparse.Namespace) -> int:
+    """Machine metadata over the shared sites: the shares described in the module docstring."""
+    from siterag.pipeline import corpus_docs
+
+    names = args.sites.split(",") if args.sites else sorted(p.name for p in SHARED_SITES.iterdir() if p.is_dir())
+    examples: list[tuple[str, dict]] = []
+    totals: Counter[str] = Counter()
+    print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'exact':>6} "
+          f"{'categ.':>6} {'enrich s':>8}  categories")
+    with tempfile.TemporaryDirectory(prefix="siterag-meta-") as tmp:
+        for name in names:
+            started = time.perf_counter()
+            layout, stats = build_site(name, SHARED_SITES / name, Path(tmp))
+            print(f"  {name}: built in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+            docs = corpus_docs(layout)
+            c: Counter[str] = Counter()
+            categories: Counter[str] = Counter()
+            for rel, fields, body in docs:
+                tags = fields.get("tags") or []
+                c["docs"] += 1
+                if date_from_name(str(fields.get("path") or rel)) or content_date(body):
+                    c["datable"] += 1
+                    c["dated"] += bool(fields.get("date"))
+                c["tags3-8"] += 3 <= len(tags) <= 8
+                c["tags"] += len(tags)
+                c["tags in body"] += sum(1 for t in tags if t in body)
+                summary = str(fields.get("summary") or "")
+                c["summary"] += bool(summary)
+                c["exact"] += bool(summary) and summary_is_exact(summary, body)
+                c["category"] += bool(fields.get("category"))
+                categories[str(fields.get("category") or "")] += 1
+                examples.append((name, fields))
+            totals.update(c)
+            totals["seconds"] += stats["seconds"]
+            _row(name, c, stats["seconds"], ", ".join(f"{k} {v}" for k, v in categories.most_common(6)))
+    _row("all", totals, totals["seconds"], "")
+    random.Random(0).shuffle(examples)
+    for name, fields in examples[:args.examples]:
+        shown = {k: fields.get(k) for k in ("title", "category", "tags", "summary", "path", "date", "metadata_by")}
+        print(f"\n--- {name}\n" + "\n".join(f"{k}: {v}" for k, v in shown.items()))
+    return 0
+
+
+def _row(name: str, c: Counter, seconds: float, categories: str) -> None:
+    def share(key: str, of: str = "docs", width: int = 7) -> str:
+        return f"{c[key] / c[of]:{width}.2f}" if c[of] else f"{'-':>{width}}"
+
+    print(f"{name:18} {c['docs']:5d} {share('dated', 'datable', 6)} {share('tags3-8')} "
+          f"{share('tags in body', 'tags')} {share('summary')} {share('exact', 'summary', 6)} "
+          f"{share('category', 'docs', 6)} {seconds:8.1f}  {categories}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--llm-url")
+    ap.add_argument("--llm-url", help="LLM mode on the gold pages: an endpoint, or 'embedded' for llama-server")
     ap.add_argument("--model", default="gemma-3-270m")
     ap.add_argument("--context", type=int, default=4096)
-    ap.add_argument("--show", action="store_true", help="print each page's final fields")
+    ap.add_argument("--show", action="store_true", help="LLM mode: print each page's final fields")
+    ap.add_argument("--sites", help="machine mode: comma-separated names under ../shared/sites (default: all)")
+    ap.add_argument("--examples", type=int, default=10, help="machine mode: example front matters to print")
     args = ap.parse_args(argv)
+    if not args.llm_url:
+        return machine_main(args)
+    from extraction import load_ja, start_llm
+
+    if args.llm_url == "embedded":
+        args.llm_url = None
     pages = load_ja().pages
     client, server = start_llm(args)
     raw_ok: Counter[str] = Counter()

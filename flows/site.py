@@ -1,5 +1,6 @@
 """The pipeline of one site, as a Prefect flow that reads like the design:
-mirror -> purge + normalize -> extract + enrich -> quality gate -> chunk + embed + index."""
+mirror -> purge + normalize -> extract (+ LLM metadata) -> enrich (machine metadata) -> quality gate
+-> chunk + embed + index."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from siterag.layout import SiteLayout, sweep_temp_files
 from siterag.llm_clients import ensure_embedded
 from siterag.llm_limit import ensure_llm_limit
 from tasks import (
+    enrich_site_task,
     extract_batch_task,
     index_task,
     mirror_task,
     normalize_task,
     quality_task,
     remove_vanished_task,
+    template_task,
 )
 
 
@@ -41,6 +44,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
         crawl = mirror_task(site, layout)
     with clock("normalize"):
         select, manifest = normalize_task(layout, crawl["seen"], crawl["complete"])
+        templates = template_task(layout, manifest)  # lines that recur across the site's pages
     corpus_map = corpus_paths(select.pages)
     removed = remove_vanished_task(layout, sorted(corpus_map.values()))
 
@@ -52,7 +56,8 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     outcomes: list[dict] = []
     starts = range(0, len(pages), cfg.batch_size)
     batches = [dict(layout=layout, site=site, llm=cfg.llm, rels=pages[s:s + cfg.batch_size], corpus_map=corpus_map,
-                    manifest=manifest) for s in starts]
+                    manifest=manifest, templates={rel: templates.get(rel, []) for rel in pages[s:s + cfg.batch_size]})
+               for s in starts]
     with clock("extract+enrich"), ExitStack() as stack:
         if cfg.task_runner == "dask" and batches:  # all batches at once on a local Dask cluster, in order of start
             runner = stack.enter_context(dask_runner(cfg.dask_workers))
@@ -67,8 +72,11 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
             logger.info("extract+enrich %s: %d/%d pages", site.name, done, len(pages))
     update_progress_artifact(progress, progress=100.0)
 
+    with clock("enrich"):  # machine tags / summary / category: term frequencies need the whole site's corpus
+        enriched = enrich_site_task(layout, site, outcomes, cfg.embedder)
     with clock("quality"):
         report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings in the report
+    report["enrich"] = enriched
     with clock("index"):
         report["index"] = index_task(layout, cfg.embedder, cfg.store)
     # Wall seconds per stage; then page work summed over all workers, and the index stage's parts.

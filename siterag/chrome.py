@@ -93,6 +93,10 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     """(block id, line no) of the lines that are chrome."""
     drop: set[tuple[int, int]] = set()
     own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
+    # A page's own *text* marks where its body starts and ends; a menu of links of its own (a nav bar with one
+    # extra entry, "[ Up ]") or a counter does not, unless the page has nothing else (a page of links).
+    text = [i for i in own if not (_all_link(lines[i].md) or is_boilerplate_line(lines[i].text))]
+    own = text or own
     first, last = (own[0], own[-1]) if own else (len(lines), -1)
     lead = [i for i in range(first) if lines[i].key in template]
     tail = [i for i in range(last + 1, len(lines)) if lines[i].key in template]

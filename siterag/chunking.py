@@ -7,6 +7,11 @@ share about `overlap_tokens` tokens (whole sentences from the end of the previou
 is never split and never used as overlap; only a giant one (over WHOLE_BLOCK_FACTOR × max_tokens: a BBS log that
 is one <table>, a pasted log in <pre>) is cut between rows / lines, each piece a valid table or fence again.
 
+Heading paths are a stack by level: a heading replaces every heading of its own or a deeper level, so a page
+whose headings start at `###` gets `4月30日`, then `4月29日` (not `4月30日 > 4月29日`). Each chunk carries a date:
+that of the nearest date heading in its path (a diary entry, `siterag.dates.entry_dates`, month-day headings
+taking their year from the page) else the document's date.
+
 Sizes are counted with the embedder's own tokenizer when it has one (USE multilingual ships its SentencePiece
 model: `USEEmbedder.count_tokens`); otherwise with `approx_tokens`, an approximation calibrated against it.
 """
@@ -17,6 +22,8 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from siterag.dates import entry_dates
 
 TokenCounter = Callable[[str], int]
 
@@ -43,32 +50,35 @@ def approx_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A passage of a document with its heading path (`A > B`) and its size in tokens."""
+    """A passage of a document with its heading path (`A > B`), its size in tokens and its date ('' unknown)."""
 
     no: int
     heading: str
     text: str
     tokens: int = 0
+    date: str = ""
 
 
 def _is_block(text: str) -> bool:
     return text.startswith(("|", "```"))
 
 
-def _units(markdown: str) -> list[tuple[list[str], str]]:
-    """Paragraph-level units with the heading path in force; tables and code fences stay whole."""
-    units: list[tuple[list[str], str]] = []
-    headings: list[str] = []
+def _units(markdown: str, doc_date: str = "") -> list[tuple[list[str], str, str]]:
+    """Paragraph-level units with the heading path and date in force; tables and code fences stay whole."""
+    units: list[tuple[list[str], str, str]] = []
+    stack: list[tuple[int, str, str | None]] = []  # (level, text, date of a date heading else None)
     buf: list[str] = []
     in_fence = False
+    dated = entry_dates(markdown, doc_date or None)
 
     def flush() -> None:
         text = "\n".join(buf).strip()
         if text:
-            units.append((list(headings), text))
+            when = next((d for _, _, d in reversed(stack) if d), None) or doc_date
+            units.append(([h for _, h, _ in stack], text, when))
         buf.clear()
 
-    for line in markdown.splitlines():
+    for n, line in enumerate(markdown.splitlines()):
         if line.startswith("```"):
             if in_fence:
                 buf.append(line)
@@ -84,7 +94,9 @@ def _units(markdown: str) -> list[tuple[list[str], str]]:
         if match:
             flush()
             level = len(match.group(1))
-            headings[:] = headings[: level - 1] + [match.group(2).strip()]
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, match.group(2).strip(), dated.get(n)))
             continue
         is_table = line.startswith("|")
         if not line.strip() or (buf and is_table != buf[-1].startswith("|")):
@@ -202,28 +214,33 @@ def _overlap(piece: str, budget: int, size: _Sizer) -> str:
 
 
 def chunk_markdown(markdown: str, max_tokens: int = DEFAULT_MAX_TOKENS, overlap_tokens: int = DEFAULT_OVERLAP_TOKENS,
-                   count_tokens: TokenCounter | None = None) -> list[Chunk]:
-    """Chunks of at most `max_tokens` (a whole table/code block may be larger) under one heading path each."""
+                   count_tokens: TokenCounter | None = None, doc_date: str = "") -> list[Chunk]:
+    """Chunks of at most `max_tokens` (a whole table/code block may be larger) under one heading path each,
+    dated by their diary entry (the nearest date heading of their path) else by `doc_date`."""
     size = _Sizer(count_tokens or approx_tokens)
     chunks: list[Chunk] = []
     current: list[str] = []
     current_heading: list[str] | None = None
+    current_date = ""
 
     def emit() -> None:
         if current:
             text = "\n\n".join(current)
-            chunks.append(Chunk(len(chunks), " > ".join(current_heading or []), text, size(text)))
+            chunks.append(Chunk(len(chunks), " > ".join(current_heading or []), text, size(text), current_date))
 
-    for heading, unit in _units(markdown):
+    section: tuple[list[str], str] | None = None
+    for heading, unit, when in _units(markdown, doc_date):
         for piece in _split_long(unit, max_tokens, size):
             used = sum(size(c) for c in current)
-            if current and (heading != current_heading or used + size(piece) > max_tokens):
+            same = section == (heading, when)
+            if current and (not same or used + size(piece) > max_tokens):
                 emit()
                 tail = ""
-                if heading == current_heading and not _is_block(piece):  # overlap within a section only
+                if same and not _is_block(piece):  # overlap within a section only
                     tail = _overlap(current[-1], min(overlap_tokens, max_tokens - size(piece)), size)
                 current = [tail] if tail else []
-            current_heading = heading
+            section = (heading, when)
+            current_heading, current_date = heading, when
             current.append(piece)
     emit()
     return chunks

@@ -38,7 +38,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"   pages {report['pages_seen']} (new {report['new']}, changed {report['changed']}, "
               f"unchanged {report['unchanged']}, skipped {report['skipped']}, failed {report['failed']}), "
               f"removed {len(report['removed'])}, binaries purged {report['binaries']}")
-        print(f"   quality: short {report['short']}, mojibake {report['mojibake']}, "
+        print(f"   quality: lost content {report.get('lost_content', 0)}, short pages {report['short']}, "
+              f"mojibake {report['mojibake']}, "
               f"llm fallback {report['llm_fallback']}, metadata fallback {report['metadata_fallback']}, "
               f"duplicate groups {len(report['duplicates'])}; llm calls {report['llm_calls']}")
         print(f"   index: {idx['upserted']} docs upserted ({idx['chunks']} chunks), {idx['unchanged']} unchanged, "
@@ -113,8 +114,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         if report_path.exists():
             r = json.loads(report_path.read_text(encoding="utf-8"))
             last = r["finished_at"]
-            open_count = len(error_log.read_text(encoding="utf-8").splitlines()) if error_log.exists() else 0
-            problems = (f"{open_count} (short {r['short']}, mojibake {r['mojibake']}, llm fallback "
+            lines = error_log.read_text(encoding="utf-8").splitlines() if error_log.exists() else []
+            open_count = sum(1 for line in lines if line.startswith("[!]"))  # "[i]" lines are notes, not problems
+            problems = (f"{open_count} (lost content {r.get('lost_content', 0)}, short {r['short']}, "
+                        f"mojibake {r['mojibake']}, llm fallback "
                         f"{r['llm_fallback']}, metadata fallback {r.get('metadata_fallback', 0)}, duplicates "
                         f"{len(r.get('duplicates', []))}, failed {r['failed']})")
         if site.name in runs:
@@ -168,8 +171,9 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site")
     parser.add_argument("--tag", action="append", help="repeatable")
     parser.add_argument("--category")
-    parser.add_argument("--since", help="YYYY[-MM[-DD]]")
-    parser.add_argument("--until", help="YYYY[-MM[-DD]]")
+    parser.add_argument("--since", help="YYYY[-MM[-DD]]: passages dated on or after (a diary entry's date, else "
+                        "its page's)")
+    parser.add_argument("--until", help="YYYY[-MM[-DD]]: passages dated on or before")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,7 +35,9 @@ class LLMConfig:
     retries: int = 2
     context_tokens: int = 2048
     max_concurrent: int = 1  # LLM requests at once over all site flows (Prefect global concurrency limit)
-    enrich: bool = True  # LLM-written title/category/tags/summary
+    # LLM-written title/category/tags/summary. load_config defaults it to true only for a user's endpoint
+    # (base_url / base_urls): the packaged 270M model never passes the checks and costs ~9 s a page.
+    enrich: bool = True
 
     @property
     def enabled(self) -> bool:
@@ -70,6 +72,7 @@ class SiteConfig:
     timeout_s: int = 1800
     extract_mode: str = ""
     schedule: str = "0 3 * * *"
+    categories: tuple[str, ...] = ()  # when given, each page's category is the nearest of these (by the embedder)
 
     @property
     def is_local(self) -> bool:
@@ -128,6 +131,11 @@ def _site(raw: dict, defaults: dict, base: Path, llm: LLMConfig) -> SiteConfig:
     for key in ("start_urls", "accept", "reject"):
         if key in merged:
             merged[key] = _tuple(merged[key], f"site {name}.{key}")
+    if "categories" in merged:
+        cats = merged["categories"]
+        if not isinstance(cats, list) or not all(isinstance(c, str) and c.strip() for c in cats):
+            raise ConfigError(f"site {name}.categories: expected a list of non-empty strings")
+        merged["categories"] = tuple(dict.fromkeys(c.strip() for c in cats))
     if bool(merged.get("start_urls")) == bool(merged.get("local_path")):
         raise ConfigError(f"site {name}: give either start_urls or local_path (exactly one)")
     for url in merged.get("start_urls", ()):
@@ -181,6 +189,7 @@ def load_config(path: str | Path) -> Config:
     llm_raw = dict(raw.get("llm", {}))
     if "base_urls" in llm_raw:
         llm_raw["base_urls"] = _tuple(llm_raw["base_urls"], "[llm] base_urls")
+    llm_raw.setdefault("enrich", bool(llm_raw.get("base_url") or llm_raw.get("base_urls")))
     try:
         llm = LLMConfig(**llm_raw)
     except TypeError as exc:

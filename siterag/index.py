@@ -69,7 +69,9 @@ def _schema(dim: int, chunk: bool) -> pa.Schema:
 
 @dataclass
 class IndexedDoc:
-    """A corpus document ready for the index: give `body` (chunked only if the document changed) or `chunks`."""
+    """A corpus document ready for the index: give `body` (chunked only if the document changed) or `chunks`.
+
+    `date` is the document's; a chunk row's date is its chunk's (its diary entry's), else the document's."""
 
     doc_id: str
     site: str
@@ -171,7 +173,9 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
     stats = IndexStats()
     key = settings.key()
     wanted = {d.doc_id: d for d in docs}
-    stored = {d.doc_id: f"{d.content_hash}:{key}" for d in docs}
+    # The date is part of what is stored: a page whose date changed is rewritten (its chunks are dated anew);
+    # rows written before chunks had dates of their own ("hash:key") are rewritten once.
+    stored = {d.doc_id: f"{d.content_hash}@{d.date}:{key}" for d in docs}
     changed = [d for d in docs if have.get(d.doc_id) != stored[d.doc_id]]
     stats.unchanged = len(docs) - len(changed)
     stats.removed = sorted(set(have) - set(wanted))
@@ -179,7 +183,7 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
     clock = time.perf_counter()
     for d in changed:
         if d.body and not d.chunks:
-            d.chunks = chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count)
+            d.chunks = chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count, d.date)
     stats.chunk_s += time.perf_counter() - clock
     for start in range(0, len(changed), 64):
         batch = changed[start:start + 64]
@@ -190,7 +194,7 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
             for c in d.chunks:
                 text = chunk_text(d, c)
                 chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
-                                   "heading": c.heading, "text": text})
+                                   "heading": c.heading, "text": text, "date": c.date or d.date})
                 chunk_texts.append(embed_text(d, c, settings))
         clock = time.perf_counter()
         doc_vecs = embedder.embed(doc_texts)

@@ -1,22 +1,16 @@
-"""Stage 5 fields: machine facts (never asked of the LLM) and LLM-written title/category/tags/summary."""
+"""Stage 5 fields: machine facts (never asked of the LLM) and, when a configured LLM's answer passes the checks,
+its title/category/tags/summary (otherwise siterag.enrich fills them from the page and the site)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import sys
-from datetime import date
 
 from siterag.blocks import clean_text, normalise
 from siterag.codehash import code_hash
+from siterag.dates import date_from_name
 from siterag.llm import LLMClient, LLMError
-
-_DATE_PATTERNS = (
-    re.compile(r"(?<!\d)((?:19|20)\d\d)[-_./]([01]?\d)[-_./]([0-3]?\d)(?!\d)"),  # 2009-05-20, 2009/05/20
-    re.compile(r"(?<!\d)((?:19|20)\d\d)([01]\d)([0-3]\d)(?!\d)"),  # 20090520
-    re.compile(r"(?<!\d)((?:19|20)\d\d)[-_./]([01]?\d)(?=[/_\-.]|$)(?![-_./]\d)"),  # 2009-05/
-    re.compile(r"(?<!\d)((?:19|20)\d\d)([01]\d)(?=[_\-/.])"),  # 200110_dckm
-)
 
 METADATA_SCHEMA = {
     "type": "object",
@@ -42,18 +36,8 @@ _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 def date_from_path(path: str) -> str | None:
-    """A date found in a file name or folder path: 'YYYY-MM-DD' or 'YYYY-MM'; None if there is none."""
-    for pattern in _DATE_PATTERNS:
-        for match in pattern.finditer(path):
-            parts = [int(p) for p in match.groups()]
-            try:
-                if len(parts) == 3:
-                    return date(*parts).isoformat()
-                if 1 <= parts[1] <= 12:
-                    return f"{parts[0]:04d}-{parts[1]:02d}"
-            except ValueError:
-                continue
-    return None
+    """A date in a file name or folder path (the old name of siterag.dates.date_from_name)."""
+    return date_from_name(path)
 
 
 def content_hash(data: bytes | str) -> str:
@@ -63,7 +47,8 @@ def content_hash(data: bytes | str) -> str:
 
 
 def fallback_metadata(title: str, markdown: str) -> dict:
-    """Metadata from the page alone, used when no LLM is configured or its answer failed."""
+    """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
+    (siterag.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
     first_heading = next((line.lstrip("# ").strip() for line in markdown.splitlines()
                           if line.startswith("#")), "")
     return {"title": (title or first_heading or "untitled")[:120], "category": "", "tags": [], "summary": ""}
@@ -134,8 +119,8 @@ def metadata_key() -> str:
 def llm_metadata(client: LLMClient, title: str, markdown: str) -> tuple[dict, str]:
     """LLM-written fields, validated and retried once; returns (fields, problem) with problem '' on success.
 
-    On failure the fields fall back to the page's own title with no summary, and `problem` says why
-    (an LLM error reason, or e.g. 'title_not_in_page', 'tags_language', 'summary_too_long').
+    On failure the fields are fallback_metadata's (the machine's, filled in by siterag.enrich), and `problem`
+    says why (an LLM error reason, or e.g. 'title_not_in_page', 'tags_language', 'summary_too_long').
     """
     prompt = _metadata_prompt(title, markdown)
     problem = ""

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlparse
 
 from siterag.config import SiteConfig
 from siterag.corpus import corpus_paths, read_doc, write_doc
+from siterag.dates import dates_key, mark_entries
 from siterag.encoding import to_utf8
 from siterag.extract import extract_page, extraction_key
 from siterag.index import IndexedDoc
@@ -42,6 +44,7 @@ class SelectResult:
     other_text: int = 0
     stale: list[str] = field(default_factory=list)  # on disk but not reached by this crawl
     warnings: list[str] = field(default_factory=list)
+    duplicates: dict[str, str] = field(default_factory=dict)  # left out: page -> the byte-identical page kept
 
 
 def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> SelectResult:
@@ -71,7 +74,43 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
                                " pages; not removing any")
         result.pages = sorted(result.pages + result.stale)
         result.stale = []
+    result.duplicates = byte_duplicates(mirror, result.pages)
+    result.pages = [rel for rel in result.pages if rel not in result.duplicates]
     return result
+
+
+def _plain_first(rel: str) -> tuple:
+    """Which of byte-identical pages is the document: not a query-string copy (wget --restrict-file-names=windows
+    saves `page.htm?x` as `page.htm@x`, often plus `.html`), fewest folders, .html before .htm (as
+    corpus_paths picks a folder's section page), shortest path, then by name."""
+    name = PurePosixPath(rel).name
+    return ("@" in name, rel.count("/"), _SUFFIX_ORDER.get(PurePosixPath(rel).suffix.lower(), 2), len(rel), rel)
+
+
+_SUFFIX_ORDER = {".html": 0, ".htm": 1}
+
+
+def byte_duplicates(mirror: Path, pages: list[str]) -> dict[str, str]:
+    """Pages whose bytes equal another page's: page -> the one kept (_plain_first), e.g. a copy wget saved
+    under a query-string name from a broken href, or index.htm next to the same index.html. Decided anew each
+    run, so a page that stops being a copy comes back as a page of its own; a copy never costs the page kept
+    its document. Empty files are left alone (they are skipped as empty anyway)."""
+    by_size: dict[int, list[str]] = defaultdict(list)
+    for rel in pages:
+        size = (mirror / rel).stat().st_size
+        if size:
+            by_size[size].append(rel)
+    out: dict[str, str] = {}
+    for same_size in by_size.values():
+        if len(same_size) < 2:
+            continue
+        groups: dict[str, list[str]] = defaultdict(list)
+        for rel in same_size:
+            groups[content_hash((mirror / rel).read_bytes())].append(rel)
+        for group in groups.values():
+            kept, *copies = sorted(group, key=_plain_first)
+            out.update({rel: kept for rel in copies})
+    return out
 
 
 def known_pages(normalized: Path) -> set[str]:
@@ -134,6 +173,8 @@ class PageOutcome:
     note: str = ""
     extract_s: float = 0.0  # seconds spent extracting (decode, blocks, voters, LLM choices)
     enrich_s: float = 0.0  # seconds spent on metadata (the LLM's fields, or the machine's)
+    visible_chars: int = 0  # the page's visible text (when it was extracted in this run)
+    content_chars: int = 0  # ... less its chrome: the site's template and its own navigation
 
 
 def retry_due(fields: dict) -> bool:
@@ -154,11 +195,21 @@ def needs_work(fields: dict | None, page_hash: str, key: str, llm_enabled: bool)
     return llm_enabled and retry_due(fields)
 
 
+def template_key(template: list[str] | None) -> str:
+    """The part of a page's extract key that its site-template lines decide ('' without any)."""
+    return "+t-" + content_hash(",".join(sorted(template)))[:12] if template else ""
+
+
 def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str, info: dict,
-                 client: LLMClient | None, enrich: bool, model: str) -> PageOutcome:
-    """Extract + enrich one normalized page into its corpus document, unless it is up to date."""
+                 client: LLMClient | None, enrich: bool, model: str, template: list[str] | None = None,
+                 ) -> PageOutcome:
+    """Extract + enrich one normalized page into its corpus document, unless it is up to date.
+
+    `template`: the keys of the site's template lines on this page (siterag.template.site_template)."""
     out_path = layout.corpus / corpus_rel
-    key = extraction_key(site.extract_mode, model) + (f"+meta-{metadata_key()}" if enrich and client else "")
+    key = extraction_key(site.extract_mode, model) + template_key(template) \
+        + (f"+meta-{metadata_key()}" if enrich and client else "")
+    key += dates_key()  # entry headings and dates (siterag.dates)
     existing = read_doc(out_path) if out_path.exists() else None
     old_fields = existing[0] if existing else None
     if not needs_work(old_fields, info["hash"], key, client is not None):
@@ -166,15 +217,20 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     started = time.perf_counter()
     html = prepare_html((layout.normalized / rel).read_text(encoding="utf-8"))
     calls_before = client.stats.calls if client else 0
-    result = extract_page(html, site.extract_mode, client, base_url="")
+    result = extract_page(html, site.extract_mode, client, base_url="", template=frozenset(template or ()))
     extracted = time.perf_counter()
     if result.mode in ("frameset", "empty"):
         out_path.unlink(missing_ok=True)
-        note = "frames: " + ", ".join(result.frames) if result.frames else "no text"
+        note = "frames: " + ", ".join(result.frames) if result.frames else \
+            "only the site's template" if result.visible_chars else "no text"
         return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})")
-    problem = ""
+    # Diary entries: date lines become headings; the page's date is its first entry's, else its name's/content's.
+    dated = mark_entries(result.markdown, date_from_path(rel))
+    result.markdown = dated.markdown
+    problem, by = "", "machine"
     if enrich and client is not None and result.markdown.strip():
         meta, problem = llm_metadata(client, result.title, result.markdown)
+        by = "machine" if problem else "llm"
     else:
         meta = fallback_metadata(result.title, result.markdown)
     enrich_s = time.perf_counter() - extracted
@@ -186,7 +242,8 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         "site": site.name,
         "source": source_url(site, rel),
         "path": rel,
-        "date": date_from_path(rel),
+        "date": dated.date,
+        **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content
         "processed_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "content_hash": info["hash"],
         "body_hash": content_hash(result.markdown),
@@ -194,8 +251,9 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         "extract_mode": result.mode,
         "extract_key": key,
         "fallback": result.fallback,
-        "metadata_by": "llm" if enrich and client is not None and not problem else "fallback"
-        if enrich and client is not None else "machine",
+        # "machine": tags, summary and category are filled by the site pass (siterag.enrich) after extraction;
+        # metadata_problem says why a configured LLM's answer was refused.
+        "metadata_by": by,
         "metadata_problem": problem,
         # Runs in a row in which the LLM failed on this unchanged page (bounds the retries of bad answers).
         "fallback_runs": failed_before + 1 if (result.fallback or problem) and client is not None else 0,
@@ -203,22 +261,47 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     write_doc(out_path, result.markdown, fields)
     calls = (client.stats.calls - calls_before) if client else 0
     return PageOutcome(rel, "changed" if old_fields else "new", corpus_rel, calls, result.fallback,
-                       extract_s=round(extracted - started, 4), enrich_s=round(enrich_s, 4))
+                       extract_s=round(extracted - started, 4), enrich_s=round(enrich_s, 4),
+                       visible_chars=result.visible_chars, content_chars=result.content_chars)
 
 
 def process_batch(layout: SiteLayout, site: SiteConfig, rels: list[str], corpus_map: dict[str, str],
                   manifest: dict[str, dict], client: LLMClient | None, enrich: bool, model: str,
-                  log: Callable[[str], None] = lambda _: None) -> list[PageOutcome]:
+                  log: Callable[[str], None] = lambda _: None, templates: dict[str, list[str]] | None = None,
+                  ) -> list[PageOutcome]:
     """process_page over a batch; one bad page is logged and never stops the batch."""
     outcomes = []
+    templates = templates or {}
     for rel in rels:
         try:
-            outcomes.append(process_page(layout, site, rel, corpus_map[rel], manifest[rel], client, enrich, model))
+            outcomes.append(process_page(layout, site, rel, corpus_map[rel], manifest[rel], client, enrich, model,
+                                         templates.get(rel)))
         except Exception as exc:  # noqa: BLE001 - a broken page must not lose the others
             append_log(layout.logs / "error.log", f"[!] Failed: {rel}: {type(exc).__name__}: {exc}")
             log(f"failed {rel}: {exc}")
             outcomes.append(PageOutcome(rel, "failed", note=str(exc)[:200]))
     return outcomes
+
+
+PAGE_STATS = "pages.json"  # per page of the corpus: visible and content characters, kept across runs
+
+
+def page_stats(layout: SiteLayout, outcomes: list[PageOutcome]) -> dict[str, dict]:
+    """rel -> {"visible", "content"} for every page with a document: this run's figures for the pages extracted
+    now, the last run's for the others (saved in logs/<site>/pages.json)."""
+    path = layout.logs / PAGE_STATS
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {}
+    stats = {}
+    for o in outcomes:
+        if o.status in ("new", "changed"):
+            stats[o.path] = {"visible": o.visible_chars, "content": o.content_chars}
+        elif o.status == "unchanged" and isinstance(old.get(o.path), dict):
+            stats[o.path] = old[o.path]
+    atomic_write(path, json.dumps(stats, ensure_ascii=False, sort_keys=True, indent=0))
+    return stats
 
 
 def remove_vanished(layout: SiteLayout, keep: set[str]) -> list[str]:
@@ -247,31 +330,40 @@ def corpus_docs(layout: SiteLayout) -> list[tuple[str, dict, str]]:
 
 
 def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: list[str],
-                   select: SelectResult, crawl_warnings: list[str] | None = None) -> dict:
-    """Run the gate over the corpus, rewrite error.log, save and return the run report."""
+                   select: SelectResult, crawl_warnings: list[str] | None = None,
+                   page_chars: Mapping[str, Mapping[str, int]] | None = None) -> dict:
+    """Run the gate over the corpus, rewrite error.log, save and return the run report.
+
+    `page_chars`: page path (as in select.pages, the document's `path:`) -> {"visible": int, "content": int},
+    for the short / lost_content checks; pages without an entry skip them (quality.check_page)."""
     docs = corpus_docs(layout)
-    reports = [check_page(rel, body, fields) for rel, fields, body in docs]
+    page_chars = page_chars or {}
+    reports = [check_page(rel, body, fields, page_chars.get(str(fields.get("path") or rel)))
+               for rel, fields, body in docs]
     dupes = find_duplicates({rel: fields.get("body_hash", "") for rel, fields, _ in docs
                              if fields.get("body_hash")})
     failed = [o for o in outcomes if o.status == "failed"]
     warnings = list(crawl_warnings or []) + select.warnings
-    lines = log_lines(reports, dupes) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
+    lines = log_lines(reports, dupes, select.duplicates) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
         [f"[!] Crawl: {w}" for w in warnings]
     atomic_write(layout.logs / "error.log", "\n".join(lines) + ("\n" if lines else ""))
     count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
     report = {
         "finished_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
-        "pages_seen": len(outcomes), "new": count("new"), "changed": count("changed"),
-        "unchanged": count("unchanged"), "skipped": count("skipped"), "failed": len(failed),
+        "pages_seen": len(outcomes) + len(select.duplicates), "new": count("new"), "changed": count("changed"),
+        "unchanged": count("unchanged"), "skipped": count("skipped") + len(select.duplicates), "failed": len(failed),
         "removed": removed, "stale_in_mirror": len(select.stale), "binaries": len(select.binaries),
         "documents": len(docs), "llm_calls": sum(o.llm_calls for o in outcomes),
-        "short": sum("short" in r.problems for r in reports),
+        "lost_content": sum("lost_content" in r.problems for r in reports),
+        "short": sum("short" in r.notes for r in reports),  # informational: the page itself is short
         "mojibake": sum("mojibake" in r.problems for r in reports),
         "llm_fallback": sum("llm_fallback" in r.problems for r in reports),
         "metadata_fallback": sum("metadata_fallback" in r.problems for r in reports),
         "duplicates": dupes,
         "problems": [asdict(r) for r in reports if r.problems],
-        "skipped_pages": [{"path": o.path, "note": o.note} for o in outcomes if o.status == "skipped"],
+        "short_pages": [{"path": r.path, "visible": r.visible} for r in reports if "short" in r.notes],
+        "skipped_pages": [{"path": o.path, "note": o.note} for o in outcomes if o.status == "skipped"]
+        + [{"path": rel, "note": f"duplicate of {kept}"} for rel, kept in sorted(select.duplicates.items())],
         "mirror_warnings": warnings,
     }
     stamp = report["finished_at"].replace(":", "").replace("+0000", "Z")

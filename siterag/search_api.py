@@ -65,7 +65,11 @@ class Hit:
 
 def build_filter(site: str | None = None, tags: tuple[str, ...] = (), category: str | None = None,
                  since: str | None = None, until: str | None = None) -> str | None:
-    """A LanceDB SQL filter from the CLI options; dates are 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD'."""
+    """A LanceDB SQL filter from the CLI options; dates are 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD'.
+
+    The same filter applies at both levels: a document row by the page's date, a chunk row by the chunk's own
+    date (its diary entry's, else the page's), so `since`/`until` find a diary entry by its date even when its
+    page is dated by another entry."""
     parts = []
     if site:
         parts.append(f"site = {_q(site)}")

@@ -14,6 +14,7 @@ from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.corpus import read_doc
 from siterag.embedding import get_embedder
+from siterag.enrich import enrich_site
 from siterag.index import sync_site
 from siterag.layout import SiteLayout
 from siterag.llm_clients import client_for
@@ -25,6 +26,7 @@ from siterag.pipeline import (
     indexed_docs,
     known_pages,
     normalize_pages,
+    page_stats,
     process_batch,
     quality_report,
     remove_vanished,
@@ -32,6 +34,7 @@ from siterag.pipeline import (
     select_pages,
 )
 from siterag.store import IndexStore
+from siterag.template import site_template
 
 
 @task(name="mirror", retries=2, retry_delay_seconds=10)
@@ -62,6 +65,15 @@ def normalize_task(layout: SiteLayout, seen: list[str], complete: bool = True) -
     return select, manifest
 
 
+@task(name="site-template")
+def template_task(layout: SiteLayout, manifest: dict[str, dict]) -> dict[str, list[str]]:
+    """The site's template: per page, the keys of the lines on it that recur across the site's pages."""
+    templates = site_template(layout.normalized, manifest)
+    lines = {k for keys in templates.values() for k in keys}
+    get_run_logger().info("site template: %d recurring lines over %d pages", len(lines), len(templates))
+    return templates
+
+
 def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     """Cache key of an extract batch: page hashes + stage config + code; None (no cache) when any
     output is missing, was made from other page content, or holds an LLM fallback that should be retried."""
@@ -79,26 +91,41 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)):
             return None
         hashes.append((rel, corpus_map[rel], page_hash))
-    from siterag import blocks, extract, heuristics, metadata, pipeline
+    from siterag import blocks, chrome, dates, extract, heuristics, metadata, pipeline, template
 
-    code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline)]
+    code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline, chrome, template, dates)]
     site: SiteConfig = parameters["site"]
     stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
-    raw = json.dumps([hashes, stage, code, str(layout.data_dir)], sort_keys=True)
+    templates = parameters.get("templates") or {}
+    page_templates = [pipeline.template_key(templates.get(rel)) for rel in parameters["rels"]]
+    raw = json.dumps([hashes, stage, code, str(layout.data_dir), page_templates], sort_keys=True)
     return "extract-" + hashlib.sha256(raw.encode()).hexdigest()
 
 
 @task(name="extract+enrich", cache_policy=CacheKeyFnPolicy(cache_key_fn=batch_cache_key), persist_result=True,
       retries=1, retry_delay_seconds=5)
 def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rels: list[str],
-                       corpus_map: dict[str, str], manifest: dict[str, dict]) -> list[dict]:
-    """Extract + enrich a batch of pages into corpus files; up-to-date pages are not redone."""
+                       corpus_map: dict[str, str], manifest: dict[str, dict],
+                       templates: dict[str, list[str]] | None = None) -> list[dict]:
+    """Extract + enrich a batch of pages into corpus files; up-to-date pages are not redone.
+    `templates`: per page, the keys of the site's template lines on it (template_task)."""
     logger = get_run_logger()
     client = client_for(llm) if llm.enabled else None
     batch_manifest = {rel: manifest[rel] for rel in rels}
     outcomes = process_batch(layout, site, rels, corpus_map, batch_manifest, client, llm.enrich, llm.model,
-                             log=logger.warning)
+                             log=logger.warning, templates=templates)
     return [asdict(o) for o in outcomes]
+
+
+@task(name="enrich")
+def enrich_site_task(layout: SiteLayout, site: SiteConfig, outcomes: list[dict], embedder_name: str) -> dict:
+    """Machine tags / summary / category for the documents new or changed in this run (and any still missing
+    them), with document frequencies over the whole site; other documents are not rewritten."""
+    touched = {o["corpus"] for o in outcomes if o.get("status") in ("new", "changed") and o.get("corpus")}
+    stats = enrich_site(layout, site, touched, embedder_name)
+    get_run_logger().info("enrich: machine metadata for %d of %d documents (%d rewritten) in %.1f s",
+                          stats["enriched"], stats["documents"], stats["rewritten"], stats["seconds"])
+    return stats
 
 
 @task(name="remove-vanished")
@@ -109,15 +136,19 @@ def remove_vanished_task(layout: SiteLayout, keep: list[str]) -> list[str]:
 
 @task(name="quality-gate")
 def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], select: SelectResult,
-                 crawl_warnings: list[str] | None = None) -> dict:
-    """Run the gate, write error.log and the report, and publish it as a table artifact."""
-    report = quality_report(layout, [PageOutcome(**o) for o in outcomes], removed, select, crawl_warnings)
+                 crawl_warnings: list[str] | None = None, page_chars: dict[str, dict] | None = None) -> dict:
+    """Run the gate, write error.log and the report, and publish it as a table artifact.
+    `page_chars`: page -> {"visible", "content"} characters, for the short / lost_content checks."""
+    pages = [PageOutcome(**o) for o in outcomes]
+    if page_chars is None:  # this run's figures for the pages extracted now, the last run's for the others
+        page_chars = page_stats(layout, pages)
+    report = quality_report(layout, pages, removed, select, crawl_warnings, page_chars)
     rows = [{"measure": k, "value": v if not isinstance(v, list) else len(v)}
-            for k, v in report.items() if k not in ("problems", "skipped_pages", "finished_at")]
+            for k, v in report.items() if k not in ("problems", "skipped_pages", "short_pages", "finished_at")]
     create_table_artifact(key=f"quality-{layout.site}".lower().replace("_", "-").replace(".", "-"), table=rows,
                           description=f"Quality report for {layout.site}")
-    if report["short"]:
-        get_run_logger().warning("%d suspiciously short pages (see %s)", report["short"],
+    if report["lost_content"]:
+        get_run_logger().warning("%d pages lost content in extraction (see %s)", report["lost_content"],
                                  layout.logs / "error.log")
     return report
 

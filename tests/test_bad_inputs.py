@@ -33,6 +33,11 @@ FRONT_MATTER_KEYS = {"title", "category", "tags", "summary", "site", "source", "
                      "metadata_by", "metadata_problem", "fallback_runs"}
 
 
+def front_matter_keys(fields: dict) -> set[str]:
+    """The documented keys; `date_from` (entry | name | content) comes with a date."""
+    return FRONT_MATTER_KEYS | ({"date_from"} if fields.get("date") else set())
+
+
 def page(title: str, body: str, meta: str = "") -> str:
     return HEAD.format(meta=meta, title=title) + body + "</body></html>"
 
@@ -126,7 +131,7 @@ def body_hash(body: str) -> str:
 def machine_fields_ok(fields: dict, body: str, case: Case, layout: SiteLayout) -> bool:
     """Machine fields come from the page and the code alone; the schema is the documented one."""
     normalized = (layout.normalized / case.rel).read_text(encoding="utf-8")
-    return (set(fields) == FRONT_MATTER_KEYS and fields["path"] == case.rel and fields["site"] == layout.site
+    return (set(fields) == front_matter_keys(fields) and fields["path"] == case.rel and fields["site"] == layout.site
             and fields["content_hash"] == hashlib.sha256(normalized.encode()).hexdigest()
             and fields["body_hash"] == body_hash(body) and isinstance(fields["tags"], list)
             and fields["source"].endswith(case.rel))
@@ -243,7 +248,7 @@ def test_prompt_injection_cannot_reach_machine_fields_or_the_schema(tmp_path, ha
     assert INJECTION.split(".")[0] in body  # the page's text is archived as it is
     assert fields["date"] == "2004-05" and fields["path"] == "2004/05/inject.html"
     assert fields["source"] == str(tmp_path / "inj" / "2004/05/inject.html")
-    assert set(fields) == FRONT_MATTER_KEYS and fields["site"] == "inj"
+    assert set(fields) == front_matter_keys(fields) and fields["site"] == "inj"
     normalized = (layout.normalized / "2004/05/inject.html").read_text(encoding="utf-8")
     assert fields["content_hash"] == hashlib.sha256(normalized.encode()).hexdigest()
     assert fields["body_hash"] == body_hash(body)

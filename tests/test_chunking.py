@@ -78,3 +78,33 @@ def test_without_a_tokenizer_the_approximation_is_used():
 def test_plain_text_drops_markup():
     md = "## 見出し\n\n![img](a.png) [リンク](b.html) **太字** と `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |"
     assert plain_text(md) == "見出し リンク 太字 と code a · b 1 · 2"
+
+
+def test_same_level_headings_do_not_pile_up_when_a_page_starts_at_h3():
+    md = ("### 4月30日\n\n三十日。\n\n### 4月29日\n\n二十九日。\n\n#### 午後\n\n午後の話。\n\n### 4月14日\n\n十四日。"
+          "\n\n## 別の節\n\n節。")
+    chunks = chunk_markdown(md, max_tokens=60, overlap_tokens=0)
+    assert [c.heading for c in chunks] == ["4月30日", "4月29日", "4月29日 > 午後", "4月14日", "別の節"]
+    deep = chunk_markdown("# A\n\n### C\n\nc\n\n## B\n\nb\n\n### D\n\nd\n", max_tokens=60, overlap_tokens=0)
+    assert [c.heading for c in deep] == ["A > C", "A > B", "A > B > D"]
+
+
+def test_each_chunk_is_dated_by_its_own_diary_entry_else_by_the_document():
+    md = ("# 日記 2003\n\n前書き。\n\n## 2003.6.30(月)\n\n" + JA_PARA * 3 + "\n\n### 写真\n\n写真の説明。\n\n"
+          "## 6月29日(日)\n\n二十九日。\n\n## 12月31日\n\n大晦日。\n\n## あとがき\n\n終わり。")
+    chunks = chunk_markdown(md, max_tokens=60, overlap_tokens=10, doc_date="2003-06")
+    by_heading = {}
+    for c in chunks:
+        by_heading.setdefault(c.heading, set()).add(c.date)
+    assert by_heading == {"日記 2003": {"2003-06"}, "日記 2003 > 2003.6.30(月)": {"2003-06-30"},
+                          "日記 2003 > 2003.6.30(月) > 写真": {"2003-06-30"},
+                          "日記 2003 > 6月29日(日)": {"2003-06-29"},
+                          "日記 2003 > 12月31日": {"2002-12-31"},  # newest first: the year before
+                          "日記 2003 > あとがき": {"2003-06"}}
+    assert len([c for c in chunks if c.date == "2003-06-30"]) > 2  # a long entry: every chunk keeps its date
+    first_29 = next(c for c in chunks if c.date == "2003-06-29")
+    assert "。" not in first_29.text.replace("二十九日。", "")  # no overlap from the entry before
+    no_year = chunk_markdown("## 6月30日\n\n本文。\n\n## 6月29日\n\n本文。")
+    assert [c.date for c in no_year] == ["", ""]  # no year anywhere: undated
+    undated = chunk_markdown("## 6月30日\n\n本文。\n\n## 6月29日\n\n本文。", doc_date="2004-01-05")
+    assert [c.date for c in undated] == ["2004-06-30", "2004-06-29"]  # the year from the document's date

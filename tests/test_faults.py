@@ -107,13 +107,13 @@ def test_kill_9_during_extraction_then_rerun_equals_an_uninterrupted_run(tmp_pat
         ref = site_flow("example", str(ref_cfg))
     finally:
         llm.stop()
-    assert ref["new"] == 5 and ref["llm_fallback"] == 0
+    assert ref["new"] == 4 and ref["llm_fallback"] == 0  # menu.html is only the site's template
     killed, reference = corpus_state(layout), corpus_state(SiteLayout(ref_data, "example"))
-    assert sorted(killed) == sorted(reference) and len(killed) == 5
+    assert sorted(killed) == sorted(reference) and len(killed) == 4
     assert killed == reference  # same bodies and front matter (hashes, titles, tags...) but processed_at
     docs, chunks = index_state(data / "lancedb", "example")
     ref_docs, ref_chunks = index_state(ref_data / "lancedb", "example")
-    assert docs == ref_docs and chunks == ref_chunks and len(docs) == 5
+    assert docs == ref_docs and chunks == ref_chunks and len(docs) == 4
     assert len({c[0] for c in chunks}) == len(chunks)  # no duplicate chunk ids
     assert temp_files(data) == []  # the kill's half-written files were swept
     assert not list((data / "mirror").rglob(".tmp-*"))
@@ -173,7 +173,8 @@ def test_llm_server_faults_fall_back_then_are_retried_when_it_is_healthy(tmp_pat
                 "e-kill.md": "down", "f-after.md": "down"}
     for rel, reason in expected.items():
         assert fields[rel]["fallback"] == reason, rel
-        assert fields[rel]["extract_mode"] == "heuristic" and fields[rel]["metadata_by"] == "fallback"
+        assert fields[rel]["extract_mode"] == "heuristic" and fields[rel]["metadata_by"] == "machine"
+        assert fields[rel]["metadata_problem"]  # why the LLM's fields were refused (the machine's stayed)
         assert fields[rel]["title"].startswith("page ")  # from <title>, not lost
     bodies = {rel: body for rel, _, body in corpus_docs(layout)}
     assert all("お茶の産地と歴史" in body for body in bodies.values())  # the heuristic kept the text
@@ -235,7 +236,7 @@ def test_http_errors_then_host_down_keep_the_corpus(tmp_path, harness):
     layout = SiteLayout(data, "flaky")
     try:
         first = site_flow("flaky", str(cfg))
-        assert first["documents"] == 5 and first["mirror_warnings"] == []
+        assert first["documents"] == 4 and first["mirror_warnings"] == []
         tea = (layout.corpus / "tea.md").read_bytes()
 
         site.status.update({"tea.html": 500, "links.html": 404})  # still linked: one broken, one gone

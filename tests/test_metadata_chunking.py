@@ -91,8 +91,9 @@ def test_chunks_follow_headings_and_japanese_sentences_and_keep_tables_whole():
 
 
 def test_quality_checks():
-    report = check_page("p.md", "short", {"fallback": "down", "metadata_by": "fallback"})
-    assert report.problems == ["short", "llm_fallback", "metadata_fallback"]
+    report = check_page("p.md", "short", {"fallback": "down", "metadata_by": "machine", "metadata_problem": "down"})
+    assert report.problems == ["llm_fallback", "metadata_fallback"]  # short only by the page's figures
+    assert check_page("p.md", "short", {}, {"visible": 80, "content": 60}).notes == ["short"]
     assert mojibake_signs("文字化け\ufffd") == 1 and mojibake_signs("普通の日本語の文章です。") == 0
     assert check_page("p.md", "x" * 600, {}).problems == []
     assert find_duplicates({"a": "1", "b": "1", "c": "2"}) == [["a", "b"]]

@@ -89,7 +89,7 @@ def test_site_flow_indexes_into_s3_and_search_reads_it_back(tmp_path, served_exa
                                                                           for k in keys)
     assert not (data / "lancedb").exists()  # nothing went to the local folder
     store = load_config(cfg).store
-    assert site_counts(store)["example"][0] == 5
+    assert site_counts(store)["example"][0] == 4
     hits = search("緑茶", store, mode="fts")  # full-text (ICU) index read from the bucket
     assert hits and hits[0].site == "example"
     assert main(["--config", str(cfg), "search", "green tea"]) == 0

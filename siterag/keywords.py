@@ -1,0 +1,258 @@
+"""A page's own distinctive words: candidate terms (Japanese nouns by Sudachi, English noun phrases by
+stopwords), scored TF-IDF-like against the other pages of the same site.
+
+Japanese: Sudachi (mode C) nouns — proper nouns and common nouns, not numbers, counters or adverb-like nouns
+(今日, ため) — with 2–3 consecutive nouns joined into one compound (京都 デジタル シティ → 京都デジタルシティ).
+English: maximal runs of 1–3 words none of which is a stopword ("Digital City Kyoto", "robot"); longer runs
+give their single words. Markdown links count by their labels; URLs, code, markup, numbers, dates, single
+letters or kana are never terms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+MAX_TAGS = 8
+_MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
+_FENCE_RE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_URL_RE = re.compile(r"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|\S+\.(?:html?|jpe?g|gif|png|cgi)\b",
+                     re.IGNORECASE)
+_MARKUP_RE = re.compile(r"</?[A-Za-z][^>\n]*>|&[a-z]+;|[*#|>`\\_~=\[\]{}()<]")
+_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_EN_WORD = r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*"
+_EN_RUN_RE = re.compile(rf"(?<![\w.])(?:{_EN_WORD})(?: {_EN_WORD})*")
+_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+_HIRAGANA_RE = re.compile(r"^[\u3040-\u309f]+$")
+_NUMBERISH_RE = re.compile(r"^[\d０-９.,:/\-年月日時分秒]+$")
+_PAST_RE = re.compile(r"[^e]ed$")
+_SURU = frozenset("し さ す する せ すれ しろ せよ".split())  # する as it follows a verbal noun (開始した)
+_SUDACHI_CHUNK = 12_000  # characters per call: Sudachi refuses inputs over 49,149 bytes
+_MAX_COMPOUND = 4  # nouns joined into one term
+_MAX_TERM_CHARS = 16
+# Japanese nouns that say nothing about a page (formal nouns, vague words); pronouns are not nouns in Sudachi.
+JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わけ はず まま うち ほか など
+方 事 物 時 中 上 下 前 後 他 等 場合 感じ 気 人 皆 みんな 自分
+本当 以上 以下 一部 全部 部分 関係 内容 情報 ページ ホームページ
+サイト トップ 更新 最終更新 リンク 戻る 次 前へ 次へ 目次 メニュー
+一覧 お知らせ 今回 次回 前回 最近 以前 以後 問題 方法 理由 結果 必要
+可能 大丈夫 ん そう ここ そこ あそこ これ それ あれ どれ 何 なに 的
+化 性 用 者 さん 様 ちゃん くん 君 氏 年 月 日 頃 画像 クリック
+ダウンロード メール 掲示板 カウンター ゲストブック""".split())
+EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
+among an and another any anyone anything are around as at back be became because become been before being below
+between both but by can cannot could did do does doing done down during each either else enough etc even ever every
+few for from further get gets getting give given go goes going gone got had has have having he her here hers herself
+him himself his how however i if in into is it its itself just keep last least less let like made make makes many
+may me might more most much must my myself need never new next no nor not now of off often old on once one only or
+other others our ours ourselves out over own per please put quite rather really said same say says see seem seems
+several shall she should show shown since so some something still such take than that the their theirs them
+themselves then there these they thing things this those though through thus to too under until up upon us use used
+uses using very via was way we well were what whatever when where whether which while who whom whose why will with
+within without would yes yet you your yours yourself yourselves click here home page top back next previous prev
+link links menu site website web copyright reserved rights contact email mail update updated last index welcome
+html http https www com net org jan feb mar apr may jun jul aug sep sept oct nov dec january february march april
+june july august september october november december monday tuesday wednesday thursday friday saturday sunday today
+yesterday tomorrow year years month months day days time times first second third two three four five six seven
+eight nine ten hundred thousand lot lots good great best better many much little big small large part parts include
+includes including included following follows follow example see shows number numbers set sets each kind kinds
+write writes wrote written come comes came take takes took taken find finds found know knows knew known think
+thinks thought tell tells told bring brings brought buy bought begin began begun leave leaves left feel felt hold
+held stand stood run ran sit sat meet met pay paid send sent spend spent lose lost win won hear heard read let
+put cut try tried want wants look looks help helps start starts work works call calls ask asks mean means seen
+saw went sure able true false full sorry thanks thank hope anyone everyone someone nothing everything around
+""".split())
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():  # noqa: ANN202 - a sudachipy Tokenizer
+    from sudachipy import Dictionary, SplitMode
+
+    dictionary = Dictionary()  # sudachidict_core
+    return dictionary, dictionary.tokenizer(mode=SplitMode.C, fields={"pos"})  # surface + POS only: faster
+
+
+@lru_cache(maxsize=4096)
+def _pos_kind(pos_id: int) -> str:
+    """'noun' for a noun that can name a topic (proper or common, not a number, counter like 年 or 回, or
+    adverb-like noun like 今日 or ため), 'verbal' for such a noun that takes する (開始, 参加), 'verb' for a verb,
+    else ''."""
+    pos = _tokenizer()[0].pos_of(pos_id)
+    if pos[0] == "動詞":
+        return "verb"
+    if pos[0] == "名詞" and (pos[1] == "固有名詞"
+                             or (pos[1] == "普通名詞" and pos[2] not in ("副詞可能", "助数詞可能"))):
+        return "verbal" if pos[2].startswith("サ変") else "noun"
+    return ""
+
+
+def analysis_text(markdown: str) -> str:
+    """The words of a Markdown body: links and images by their labels, without code, URLs, markup and lines
+    that are nothing but links (menus)."""
+    text = _FENCE_RE.sub("\n", markdown)
+    text = "\n".join(line for line in text.splitlines() if not _LINK_RE.search(line)
+                     or any(ch.isalpha() for ch in _MD_LINK_RE.sub("", line)))
+    text = _MD_LINK_RE.sub(r"\n\1\n", text)
+    text = _URL_RE.sub("\n", text)
+    return _MARKUP_RE.sub("\n", text)
+
+
+def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
+    """Pieces of at most `size` characters, cut at line ends where possible."""
+    out = []
+    while len(text) > size:
+        cut = text.rfind("\n", 0, size)
+        cut = cut + 1 if cut > 0 else size
+        out.append(text[:cut])
+        text = text[cut:]
+    return [*out, text] if text else out
+
+
+def _keep_term(term: str) -> bool:
+    return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and term not in JA_STOP
+            and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2))
+
+
+def japanese_terms(text: str) -> list[str]:
+    """Japanese noun terms in order of occurrence: runs of 2-4 consecutive nouns as one compound, else single
+    nouns; a verbal noun used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break
+    runs (the English pass takes them)."""
+    if not _JA_RE.search(text):
+        return []
+    _, tokenizer = _tokenizer()
+    terms: list[str] = []
+
+    def flush(run: list[str]) -> None:
+        if 1 < len(run) <= _MAX_COMPOUND and _keep_term("".join(run)):
+            terms.append("".join(run))
+        else:
+            terms.extend(t for t in run if _keep_term(t))
+
+    for chunk in _chunks(text):
+        run: list[str] = []
+        last_verbal = False
+        for m in tokenizer.tokenize(chunk):
+            surface = m.surface()
+            kind = _pos_kind(m.part_of_speech_id())
+            if kind in ("noun", "verbal") and not _ALNUM_RE.search(surface):
+                run.append(surface)
+                last_verbal = kind == "verbal"
+                continue
+            if run and last_verbal and kind == "verb" and surface in _SURU:
+                run.pop()  # 開始 + した: a verb here, not a topic
+            if run:
+                flush(run)
+                run = []
+            last_verbal = False
+        if run:
+            flush(run)
+    return terms
+
+
+def english_terms(text: str) -> list[str]:
+    """English noun-phrase terms in order of occurrence: maximal runs of 1-3 words inside a phrase (words
+    separated by single spaces) with no stopword, adverb (-ly) or past participle (-ed) among them; a longer
+    run gives its capitalised sequences of 2-4 words (Digital City Kyoto) and its other words one by one."""
+    terms = []
+    for match in _EN_RUN_RE.finditer(text):
+        run: list[str] = []
+        for word in [*match.group().split(" "), ""]:
+            if word and not _en_stop(word):
+                run.append(word)
+                continue
+            while len(run) > 1 and run[-1].islower() and run[-1].endswith("ing"):
+                run.pop()  # "programmer working": a participle, not part of the noun phrase
+            if len(run) > 3:
+                terms.extend(_split_long(run))
+            elif run:
+                terms.append(" ".join(run))
+            run = []
+    return [t for t in terms if sum(ch.isalpha() for ch in t) >= 3 or (len(t) == 2 and t.isupper())]
+
+
+def _en_stop(word: str) -> bool:
+    lower = word.lower()
+    return (lower in EN_STOP or word.isdigit()
+            or (word.islower() and len(word) > 4 and (lower.endswith("ly") or bool(_PAST_RE.search(lower)))))
+
+
+def _split_long(run: list[str]) -> list[str]:
+    """Capitalised sequences of 2-4 words as one term each (JSSST Special Interest Group), the other words
+    alone."""
+    out, caps = [], []
+    for word in [*run, ""]:
+        if word[:1].isupper():
+            caps.append(word)
+            continue
+        out.extend([" ".join(caps)] if 2 <= len(caps) <= 4 else caps)
+        caps = []
+        if word:
+            out.append(word)
+    return out
+
+
+def term_key(term: str) -> str:
+    """What terms are counted by: case-folded (Robot = robot), same spelling otherwise."""
+    return term.casefold()
+
+
+@dataclass
+class PageTerms:
+    """A page's terms: count per key and the page's own spelling of each (its most frequent one)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    surface: dict[str, str] = field(default_factory=dict)
+    first: dict[str, int] = field(default_factory=dict)  # key -> rank of first occurrence
+
+
+def page_terms(markdown: str, title: str = "") -> PageTerms:
+    """Count the candidate terms of one page body (tokenises it once)."""
+    text = analysis_text(markdown)
+    found = japanese_terms(text) + english_terms(text)
+    out = PageTerms()
+    spellings: dict[str, Counter[str]] = {}
+    for n, term in enumerate(found):
+        key = term_key(term)
+        out.counts[key] += 1
+        out.first.setdefault(key, n)
+        spellings.setdefault(key, Counter())[term] += 1
+    out.surface = {k: c.most_common(1)[0][0] for k, c in spellings.items()}
+    return out
+
+
+def site_wide(df: int, docs: int) -> bool:
+    """Whether a term is the site's rather than the page's: on more than half of the site's pages (and ≥ 3)."""
+    return df >= 3 and df * 2 > docs
+
+
+def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "") -> list[tuple[str, float]]:
+    """(spelling, score) of a page's terms, best first: (1 + ln tf) · ln(1 + N/df), ×1.5 when the term is in the
+    title; site-wide terms are left out."""
+    folded_title = title.casefold()
+    scored = []
+    for key, tf in terms.counts.items():
+        n = max(1, df.get(key, 1))
+        if site_wide(n, docs):
+            continue
+        score = (1 + math.log(tf)) * math.log(1 + docs / n) * (1.5 if key in folded_title else 1.0)
+        scored.append((terms.surface[key], score, terms.first[key]))
+    scored.sort(key=lambda s: (-s[1], s[2]))
+    return [(s, sc) for s, sc, _ in scored]
+
+
+def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS) -> list[str]:
+    """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
+    ロボットコンテスト: the better scored stays)."""
+    tags: list[str] = []
+    for term, _ in scored:
+        if len(tags) >= limit:
+            break
+        folded = term.casefold()
+        if term not in body or any(folded in t.casefold() or t.casefold() in folded for t in tags):
+            continue
+        tags.append(term)
+    return tags
