@@ -12,6 +12,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
+from siterag import progress as shown_progress
 from siterag.config import load_config
 from siterag.corpus import corpus_paths
 from siterag.layout import SiteLayout, sweep_temp_files
@@ -59,6 +60,10 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
                     manifest=manifest, templates={rel: templates.get(rel, []) for rel in pages[s:s + cfg.batch_size]})
                for s in starts]
     with clock("extract+enrich"), ExitStack() as stack:
+        # The CLI's progress bar (a no-op without one): per page from the tasks in this process, per batch here.
+        shown = stack.enter_context(shown_progress.stage(site.name, "extract+enrich", "pages"))
+        if pages:
+            shown(0, len(pages))
         if cfg.task_runner == "dask" and batches:  # all batches at once on a local Dask cluster, in order of start
             runner = stack.enter_context(dask_runner(cfg.dask_workers))
             futures = [runner.submit(extract_batch_task, parameters=params) for params in batches]
@@ -69,6 +74,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
             outcomes += _batch_outcomes(state)
             done = min(len(pages), start + cfg.batch_size)
             update_progress_artifact(progress, progress=100.0 * done / max(1, len(pages)))
+            shown(done, len(pages))
             logger.info("extract+enrich %s: %d/%d pages", site.name, done, len(pages))
     update_progress_artifact(progress, progress=100.0)
 

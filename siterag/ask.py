@@ -131,8 +131,8 @@ def question_term_share(question: str, passages: list[Hit]) -> float:
         return 0.0
     best = 0.0
     for h in passages:
-        folded, words = _source_tokens([h])
-        best = max(best, sum(_found(t, folded, words) for t in tokens) / len(tokens))
+        source = _source_tokens([h])
+        best = max(best, sum(_found(t, *source) for t in tokens) / len(tokens))
     return best
 
 
@@ -220,7 +220,7 @@ def check_answer(question: str, passages: list[Hit], reply: dict, min_support: f
     result.support = round(support_share(text, passages), 3)
     if result.support < min_support:
         return refuse("unsupported")
-    if False:
+    if not same_language(question, text):
         return refuse("wrong_language")
     missing = unsupported_numbers(text, [h.text for h in passages if h.ref in valid])
     if missing:
@@ -277,12 +277,15 @@ def content_tokens(text: str, answer: bool = True) -> set[str]:
     return tokens
 
 
-def _source_tokens(passages: list[Hit]) -> tuple[str, set[str]]:
+def _source_tokens(passages: list[Hit]) -> tuple[str, set[str], set[str]]:
+    """The passages (with titles) folded, their Latin words (stemmed) and their numbers (numbers_in)."""
     folded = _fold("\n".join(f"{h.title}\n{h.text}" for h in passages))
-    return folded, {_stem(w) for w in _LATIN_RE.findall(folded)}
+    return folded, {_stem(w) for w in _LATIN_RE.findall(folded)}, numbers_in(folded)
 
 
-def _found(token: str, folded: str, words: set[str]) -> bool:
+def _found(token: str, folded: str, words: set[str], numbers: set[str]) -> bool:
+    if _NUMBER_RE.fullmatch(token):
+        return _number_held(token, numbers)
     return token in words if _LATIN_RE.fullmatch(token) else token in folded
 
 
@@ -297,8 +300,8 @@ def support_share(answer: str, passages: list[Hit]) -> float:
     tokens = content_tokens(answer)
     if not tokens:
         return 0.0
-    folded, words = _source_tokens(passages)
-    found = {t for t in tokens if _found(t, folded, words)}
+    source = _source_tokens(passages)
+    found = {t for t in tokens if _found(t, *source)}
     answer_ja = _is_japanese(answer)
     if any(_is_japanese(h.text) == answer_ja for h in passages):
         return len(found) / len(tokens)
@@ -350,10 +353,29 @@ def same_language(question: str, answer: str) -> bool:
 
 # ---- figures ---------------------------------------------------------------------------------------------
 
+def _plain(number: str) -> str:
+    return number.replace(",", "").lstrip("0") or "0"
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a text holds, as whole numbers: "2003.05.20" holds 2003.05.20, 2003, 5 and 20 (leading zeros
+    dropped, "1,000" is 1000) — but not 3 or 200, which a substring test would find in it."""
+    out: set[str] = set()
+    for number in _NUMBER_RE.findall(unicodedata.normalize("NFKC", text)):
+        out.add(_plain(number))
+        out |= {_plain(part) for part in number.split(".")}
+    return out
+
+
+def _number_held(number: str, held: set[str]) -> bool:
+    """A number of the answer is held as a whole, or part by part ("1965.3.12" by a passage's 1965年3月12日)."""
+    return _plain(number) in held or all(_plain(p) in held for p in number.split("."))
+
+
 def unsupported_numbers(answer: str, cited_texts: list[str]) -> list[str]:
     """Numbers in the answer that none of its cited passages contains (a small model's made-up figures)."""
-    cited = unicodedata.normalize("NFKC", " ".join(cited_texts))
-    return [n for n in _NUMBER_RE.findall(unicodedata.normalize("NFKC", answer)) if n not in cited]
+    held = numbers_in(" ".join(cited_texts))
+    return [n for n in _NUMBER_RE.findall(unicodedata.normalize("NFKC", answer)) if not _number_held(n, held)]
 
 
 def pages_with(figures: list[str], others: list[Hit]) -> list[str] | None:
@@ -365,7 +387,7 @@ def pages_with(figures: list[str], others: list[Hit]) -> list[str] | None:
             return [h.ref]
     left, refs = list(figures), []
     for h in others:
-        held = [n for n in left if n in unicodedata.normalize("NFKC", h.text)]
+        held = [n for n in left if _number_held(n, numbers_in(h.text))]
         if held:
             refs.append(h.ref)
             left = [n for n in left if n not in held]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 # Offline defaults for Prefect, set before it is imported.
@@ -21,6 +23,71 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _not_prefect(record) -> bool:  # noqa: ANN001 - a logging.LogRecord
+    return not record.name.startswith("prefect")
+
+
+def _quiet_prefect_console(every_stream: bool = False) -> None:
+    """Keep Prefect's own log lines (engine tracebacks, "Crash detected!", task warnings) off the terminal of
+    `siterag run`: they stay in the flow run's logs, and the CLI says what matters once. Not when the person set
+    PREFECT_LOGGING_LEVEL: then they asked for Prefect's lines. `every_stream`: also Prefect's internal
+    stderr lines (after Ctrl-C, which stops the ephemeral server too, its services complain about it)."""
+    if _USER_LOG_LEVEL and not every_stream:
+        return
+    import logging
+
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    kind = logging.StreamHandler if every_stream else PrefectConsoleHandler
+    loggers = [logging.getLogger()] + [lg for lg in logging.root.manager.loggerDict.values()
+                                        if isinstance(lg, logging.Logger)]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, kind) and _not_prefect not in handler.filters:
+                handler.addFilter(_not_prefect)
+
+
+_REAL_STDERR = None  # the terminal's stderr once Ctrl-C has put Prefect's stderr aside
+
+
+class _CtrlC:
+    """SIGINT handler of `siterag run`: Ctrl-C stops Prefect's ephemeral server too (same process group), so what
+    the flow raises next may be a connection error; remember that it was Ctrl-C and keep the complaints of
+    Prefect's background threads about the stopped server off the terminal."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        global _REAL_STDERR
+        if not self.seen:
+            self.seen = True
+            _quiet_prefect_console(every_stream=True)
+            _REAL_STDERR = sys.stderr
+            sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - Prefect writes "Error logging to API" there
+        raise KeyboardInterrupt
+
+
+def _site_failure(data_dir: Path, name: str, exc: Exception) -> str:
+    """One line saying why a site's run failed; an unexpected error's traceback goes to logs/<site>/failure.log."""
+    from siterag.config import ConfigError
+    from siterag.llama_server import ServerError
+    from siterag.llm import LLMError
+    from siterag.mirror import MirrorError, shown_path
+
+    if isinstance(exc, (ConfigError, MirrorError, ServerError, LLMError, OSError)):
+        return str(exc)
+    import traceback
+
+    log = data_dir / "logs" / name / "failure.log"
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: {exc} (traceback in {shown_path(log)})"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from siterag.config import load_config
 
@@ -29,11 +96,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     for name in names:
         cfg.site(name)
     from flows.site import site_flow
+    from siterag import progress
 
-    worst = 0
+    _quiet_prefect_console()
+    progress.use(progress.Reporter())
+    ctrl_c = _CtrlC()
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, ctrl_c) if main_thread else None
+    try:
+        return _run_sites(cfg, names, str(args.config), site_flow, ctrl_c)
+    finally:
+        progress.use(None)
+        if main_thread and not ctrl_c.seen:  # after Ctrl-C it stays: Prefect's exit handlers run after main()
+            signal.signal(signal.SIGINT, before)
+
+
+def _run_sites(cfg, names: list[str], config: str, site_flow, ctrl_c: _CtrlC) -> int:  # noqa: ANN001
+    """Run the flow of each site, one after another; a failing site is one line and never stops the others."""
+    results: dict[str, str] = {}  # site -> "ok ..." | "failed: why"
     for name in names:
         print(f"== {name}: mirror -> normalize -> extract -> enrich -> quality -> index", flush=True)
-        report = site_flow(name, str(args.config))
+        try:
+            report = site_flow(name, config)
+        except Exception as exc:  # noqa: BLE001 - one failing site never stops the others
+            if ctrl_c.seen:
+                raise KeyboardInterrupt from None
+            why = _site_failure(cfg.data_dir, name, exc)
+            print(f"siterag: error: {name}: {why}", file=sys.stderr, flush=True)
+            results[name] = f"failed: {why}"
+            continue
         idx = report["index"]
         print(f"   pages {report['pages_seen']} (new {report['new']}, changed {report['changed']}, "
               f"unchanged {report['unchanged']}, skipped {report['skipped']}, failed {report['failed']}), "
@@ -48,24 +139,52 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("   seconds: " + ", ".join(f"{stage} {value:g}" for stage, value in secs.items()))
         for warning in report.get("mirror_warnings", []):
             print(f"   warning: {warning}")
-        worst = max(worst, 1 if report["failed"] else 0)
-    return worst
+        results[name] = (f"failed: {report['failed']} pages could not be processed (see "
+                         f"{cfg.data_dir / 'logs' / name / 'error.log'})" if report["failed"] else "ok")
+    if len(names) > 1:
+        print("== summary")
+        for name, result in results.items():
+            print(f"   {name}: {result}")
+    return 1 if any(r.startswith("failed") for r in results.values()) else 0
+
+
+K_MAX = 100  # results `search -k` may ask for
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    # Only what a search needs is imported (no Prefect, no pipeline; lancedb once the arguments are checked):
+    # benchmarks/cli_latency.py measures the start-up.
     from siterag.config import load_config
-    from siterag.search_api import search
+    from siterag.search_api import NOTHING_TO_SEARCH, check_dates, has_terms
 
-    where = load_config(args.config).store if Path(args.config).exists() else Path(args.data_dir)
-    hits = search(args.query, where, **filters(args), k=args.k, mode=args.mode, group=not args.chunks)
+    if not has_terms(args.query):
+        return _fail(NOTHING_TO_SEARCH)
+    if not 1 <= args.k <= K_MAX:
+        return _fail(f"-k {args.k}: ask for 1 to {K_MAX} results")
+    try:
+        check_dates(args.since, args.until, ("--since", "--until"))
+    except ValueError as exc:
+        return _fail(str(exc))
+    options = {}
+    if Path(args.config).exists():
+        cfg = load_config(args.config)
+        where, options["embedder"] = cfg.store, cfg.embedder
+        known = [s.name for s in cfg.sites]
+    else:
+        where, known = Path(args.data_dir), None
+    from siterag.search_api import Searcher, search, terminal_marks
+
+    if args.site and known is None:  # no config: the sites are the index's
+        known = Searcher(where).sites()
+    if args.site and args.site not in known:
+        return _fail(f"unknown site {args.site!r}; known sites: {', '.join(known) or '(none)'}")
+    hits = search(args.query, where, **filters(args), k=args.k, mode=args.mode, group=not args.chunks, **options)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
     if not hits:
         print("no results")
         return 1
-    from siterag.search_api import terminal_marks
-
     for n, h in enumerate(hits, 1):
         date = f"  {h.date}" if h.date else ""
         heading = f"  § {h.heading}" if args.chunks and h.heading else ""
@@ -138,6 +257,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     names = args.sites or [s.name for s in cfg.sites]
     for name in names:
         cfg.site(name)
+    from siterag import progress
+
+    progress.use(progress.Reporter())
     embedder = get_embedder(cfg.embedder)
     missing = 0
     for name in names:
@@ -146,7 +268,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             print(f"{name}: no corpus at {layout.corpus}: run `siterag run {name}` first", file=sys.stderr)
             missing += 1
             continue
-        stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder)
+        with progress.stage(name, "reindex", "docs") as shown:
+            stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder, progress=shown)
         print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
     return 1 if missing else 0
 
@@ -168,35 +291,59 @@ def filters(args: argparse.Namespace) -> dict:
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
     """The search filters `search` and `ask` share."""
-    parser.add_argument("--site")
-    parser.add_argument("--tag", action="append", help="repeatable")
-    parser.add_argument("--category")
-    parser.add_argument("--since", help="YYYY[-MM[-DD]]: passages dated on or after (a diary entry's date, else "
-                        "its page's)")
-    parser.add_argument("--until", help="YYYY[-MM[-DD]]: passages dated on or before")
+    parser.add_argument("--site", metavar="SITE", help="only this site (a name from the config)")
+    parser.add_argument("--tag", action="append", metavar="TAG",
+                        help="only pages with this tag; repeat for pages with all of them")
+    parser.add_argument("--category", metavar="CATEGORY", help="only pages of this category")
+    parser.add_argument("--since", metavar="DATE", help="YYYY[-MM[-DD]]: passages dated on or after (a diary "
+                        "entry's date, else its page's)")
+    parser.add_argument("--until", metavar="DATE", help="YYYY[-MM[-DD]]: passages dated on or before")
+
+
+DEFAULT_CONFIG = "sites.toml"
+CONFIG_HELP = f"sites config file (default: {DEFAULT_CONFIG})"
+
+
+DESCRIPTION = "Archive legacy websites (mirror, extract, enrich, check) into a searchable index; search it and ask it."
+EXAMPLES = """examples:
+  siterag --config sites.toml run                               # archive every site; reruns are incremental
+  siterag --config sites.toml search "robot wars"               # documents, best first
+  siterag --config sites.toml search "お茶" --site example --since 2003 --until 2004-06 -k 5
+  siterag --config sites.toml search "hinting" --chunks --json  # passages, as JSON
+  siterag --config sites.toml ask "静岡のお茶の特徴は？"        # an answer that cites site/path
+  siterag --config sites.toml status                            # per site: last run, documents, open problems
+
+Each command's options: siterag COMMAND --help"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="siterag", description=__doc__)
-    parser.add_argument("--config", default="sites.toml", help="sites config file (default: sites.toml)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="siterag", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    # --config goes before or after the subcommand; SUPPRESS: main() tells a given one from the default.
+    parser.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="what to do (each one's options: siterag COMMAND --help)")
     run = sub.add_parser("run", help="archive sites: mirror, normalize, extract, enrich, check, index")
     run.add_argument("sites", nargs="*", help="site names (default: all in the config)")
     run.set_defaults(func=cmd_run)
-    s = sub.add_parser("search", help="hybrid (vector + full-text) search of the archive")
-    s.add_argument("query")
+    s = sub.add_parser("search", help="hybrid (vector + full-text) search of the archive",
+                       description="Hybrid (vector + full-text) search of the archive: the best documents, each "
+                       "with its best passage, query terms marked **like this**.")
+    s.add_argument("query", help="words or a question, in any language the sites use")
     add_filters(s)
-    s.add_argument("-k", type=int, default=10)
-    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid")
+    s.add_argument("-k", type=int, default=10, metavar="N", help=f"results to show, 1 to {K_MAX} (default: 10)")
+    s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid",
+                   help="hybrid (default): vectors and full text, fused; vector: meaning only; fts: words only")
     s.add_argument("--chunks", action="store_true", help="list passages instead of documents")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--data-dir", default="data", help="used when there is no config file")
+    s.add_argument("--json", action="store_true", help="print the results as JSON (scores, snippet, passage text)")
+    s.add_argument("--data-dir", default="data", metavar="DIR",
+                   help="data folder to search when there is no config file (default: data)")
     s.set_defaults(func=cmd_search)
     a = sub.add_parser("ask", help="answer a question from the archive (RAG), citing site/path")
-    a.add_argument("question")
+    a.add_argument("question", help="a question, in any language the sites use")
     add_filters(a)
-    a.add_argument("-k", type=int, default=5, help="passages given to the model")
-    a.add_argument("--json", action="store_true")
+    a.add_argument("-k", type=int, default=5, metavar="N", help="passages given to the model (default: 5)")
+    a.add_argument("--json", action="store_true", help="print the answer and its sources as JSON")
     a.set_defaults(func=cmd_ask)
     st = sub.add_parser("status", help="per site: last run, documents, chunks, open problems")
     st.set_defaults(func=cmd_status)
@@ -205,21 +352,31 @@ def build_parser() -> argparse.ArgumentParser:
     ri.set_defaults(func=cmd_reindex)
     sv = sub.add_parser("serve", help="serve one scheduled deployment per site (cron from the config)")
     sv.set_defaults(func=cmd_serve)
+    for command in sub.choices.values():
+        command.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from siterag.config import ConfigError
+    given = hasattr(args, "config")
+    args.config = getattr(args, "config", DEFAULT_CONFIG)
+    from siterag.config import ConfigError, load_config
     from siterag.llama_server import ServerError
     from siterag.mirror import MirrorError
 
     try:
+        # Every config mistake is one line before any work starts. Only `search` without --config and
+        # without ./sites.toml goes on without a config (it reads --data-dir).
+        if given or args.command != "search" or Path(args.config).exists():
+            load_config(args.config)
         return args.func(args)
     except (ConfigError, MirrorError, ServerError, ValueError, OSError) as exc:  # OSError: disk, bucket
         return _fail(str(exc))
-    except KeyboardInterrupt:
-        return _fail("interrupted; rerun to continue where it stopped")
+    except KeyboardInterrupt:  # Ctrl-C: what is done is on disk (atomic writes, cached batches)
+        print("siterag: error: interrupted; rerun the same command to continue (nothing done is lost)",
+              file=_REAL_STDERR or sys.stderr, flush=True)
+        return 130
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -300,7 +301,8 @@ def cached_summaries(layout: SiteLayout, docs: list[tuple[str, dict, str]],
 
 
 def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedder_name: str = "",
-                docs: list[tuple[str, dict, str]] | None = None) -> dict:
+                docs: list[tuple[str, dict, str]] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict:
     """Give machine tags / summary / category to the corpus documents in `touched` (corpus paths new or changed
     in this run) and to any document still missing them; document frequencies are over the whole site.
     LLM-written documents and every other document keep their fields. Returns counts and seconds."""
@@ -316,9 +318,11 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     stats = site_stats(list(cached_summaries(layout, docs, {r: doc_summary(*o) for r, o in own.items()}).values()))
     categories = structure_categories([str(f.get("path") or rel) for rel, f, _ in docs])
     new: dict[str, dict] = {}
-    for rel, fields, body in targets:
+    for n, (rel, fields, body) in enumerate(targets, 1):
         new[rel] = {**machine_fields(body, str(fields.get("title") or ""), stats, *own[rel]),
                     "category": categories[str(fields.get("path") or rel)]}
+        if progress:
+            progress(n, len(targets))
     if site.categories:
         from siterag.embedding import get_embedder
 

@@ -138,9 +138,10 @@ def judge_blocks(client: LLMClient, title: str, blocks: list[Block], budget_toke
 
 
 def hybrid_keep(blocks: list[Block], votes: Votes, content_prob: dict[int, float],
-                allowed: set[int] | None = None) -> set[int]:
-    """The heuristic's blocks, changed only where the model is confident and the heuristics disagree."""
-    keep = heuristic_keep(blocks, votes, allowed)
+                allowed: set[int] | None = None, base: set[int] | None = None) -> set[int]:
+    """The heuristic's blocks (`base`, by default the voters' choice), changed only where the model is confident
+    and the voters disagree."""
+    keep = set(base) if base is not None else heuristic_keep(blocks, votes, allowed)
     for i, p in content_prob.items():
         if i in keep and p < DROP_BELOW:
             keep.discard(i)
@@ -209,7 +210,8 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
             calls_before = client.stats.calls
             probs = judge_blocks(client, title, uncertain, int(JUDGE_SHARE * estimate_tokens(html)))
             result.llm_calls = client.stats.calls - calls_before
-            keep = hybrid_keep(blocks, votes, probs, own)
+            # Where the site's template is known the heuristic keeps every own block; the model may only drop.
+            keep = hybrid_keep(blocks, votes, probs, own, set(own) if chrome_found.template_lines else None)
         except LLMError as exc:
             result.fallback = exc.reason
     if keep is None and chrome_found.template_lines and mode != "llm":

@@ -166,8 +166,10 @@ def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:
 
 
 def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
-              settings: IndexSettings = DEFAULT_SETTINGS) -> IndexStats:
-    """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones."""
+              settings: IndexSettings = DEFAULT_SETTINGS,
+              progress: Callable[[int, int], None] | None = None) -> IndexStats:
+    """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones.
+    `progress(done, total)`: called as the new/changed documents are chunked + embedded + written."""
     docs_table, chunks_table = open_tables(where, embedder.dim)
     have = indexed_hashes(docs_table, site)
     stats = IndexStats()
@@ -180,6 +182,8 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
     stats.unchanged = len(docs) - len(changed)
     stats.removed = sorted(set(have) - set(wanted))
     count = token_counter(embedder)
+    if progress and changed:
+        progress(0, len(changed))
     clock = time.perf_counter()
     for d in changed:
         if d.body and not d.chunks:
@@ -216,6 +220,8 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
         stats.upserted += [d.doc_id for d in batch]
         stats.chunks += len(chunk_rows)
         stats.write_s += time.perf_counter() - clock
+        if progress:
+            progress(len(stats.upserted), len(changed))
     clock = time.perf_counter()
     for start in range(0, len(stats.removed), 200):
         ids = ", ".join(_q(i) for i in stats.removed[start:start + 200])
@@ -229,12 +235,13 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
 
 
 def rebuild_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
-                 settings: IndexSettings = DEFAULT_SETTINGS) -> IndexStats:
+                 settings: IndexSettings = DEFAULT_SETTINGS,
+                 progress: Callable[[int, int], None] | None = None) -> IndexStats:
     """Drop every row of `site` and index `docs` afresh; the rows of other sites are not touched."""
     docs_table, chunks_table = open_tables(where, embedder.dim)
     for table in (docs_table, chunks_table):
         table.delete(f"site = {_q(site)}")
-    return sync_site(where, site, docs, embedder, settings)
+    return sync_site(where, site, docs, embedder, settings, progress)
 
 
 def build_fts(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table,

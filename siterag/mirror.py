@@ -23,8 +23,64 @@ _ERROR_RE = re.compile(r"ERROR (\d{3}):")
 GONE = {404, 410}
 
 
+# Files that are not pages: a 404 for one of them is a broken image or download link, not a page gone.
+NON_PAGE_EXTENSIONS = frozenset(
+    "gif jpg jpeg png bmp ico svg webp tif tiff psd css js json xml swf mid midi mp3 wav ogg wma mp4 mpg mpeg avi "
+    "mov wmv flv pdf doc docx xls xlsx ppt pptx exe msi dmg bin zip lzh lha gz tgz bz2 xz 7z rar tar cab sit hqx "
+    "ttf otf woff woff2 eot".split())
+# Causes in wget's log, first match wins: (pattern, readable cause, worth a retry).
+_CAUSES = [
+    (re.compile(r"unable to resolve host address\s*[‘'`\"]?([^’'\"\s]+)"), "unable to resolve host address {0}",
+     False),
+    (re.compile(r"failed: (Connection timed out|Connection reset by peer|Network is unreachable)\.?"), "{0}", True),
+    (re.compile(r"^(?!Resolving).*failed: ([^.]+)\.?"), "{0}", False),  # Connection refused, No route to host
+    (re.compile(r"ERROR (5\d\d): ?(.*?)\.?$"), "HTTP {0} {1}", True),
+    (re.compile(r"ERROR (\d{3}): ?(.*?)\.?$"), "HTTP {0} {1}", False),
+    (re.compile(r"Read error .*?\((.+?)\)"), "read error ({0})", True),
+    (re.compile(r"^wget: (.+)$"), "{0}", False),  # a bad option: wget exits 2
+    (re.compile(r"(Unable to establish SSL connection|ERROR: cannot verify .*)\.?$"), "{0}", False),
+]
+
+
 class MirrorError(RuntimeError):
-    """wget could not produce a mirror and there is no earlier one to keep."""
+    """wget could not produce a mirror and there is no earlier one to keep. `retryable`: False when trying again
+    soon cannot help (unknown host, nothing listening, a 4xx start page, a bad wget option)."""
+
+    def __init__(self, message: str, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+def shown_path(path: Path) -> str:
+    """`path` as the person running siterag can type it: relative to the current folder when it is inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def is_page_url(url: str) -> bool:
+    """False for URLs of images, downloads, style sheets, scripts (by extension); True for pages."""
+    name = unquote(urlparse(url).path).rsplit("/", 1)[-1]
+    return "." not in name or name.rsplit(".", 1)[1].lower() not in NON_PAGE_EXTENSIONS
+
+
+def failure_cause(text: str, code: int, timeout_s: int = 0) -> tuple[str, str, bool]:
+    """(URL, cause, retryable) of a crawl that fetched nothing, read from wget's log; the URL is "" when the log
+    names none."""
+    if code == -1:
+        return "", f"no answer within the time limit ({timeout_s}s)", True
+    url = ""
+    for line in text.splitlines():
+        request = _REQUEST_RE.match(line)
+        if request:
+            url = request.group(1)
+            continue
+        for pattern, template, retryable in _CAUSES:
+            match = pattern.search(line)
+            if match:
+                return url, template.format(*match.groups()).strip(), retryable
+    return url, f"wget exited with code {code}", code not in (1, 2)
 
 
 @dataclass
@@ -99,13 +155,20 @@ def url_to_rel(url: str) -> set[str]:
 
 
 def error_warnings(errors: dict[str, int], limit: int = 10) -> list[str]:
-    """Readable report lines for the URLs that failed, gone pages (404/410) apart from kept ones."""
+    """Readable report lines for the URLs that failed, gone pages (404/410) apart from kept ones; gone images and
+    other files that are not pages are one count."""
+    files_gone = sorted(url for url, status in errors.items() if status in GONE and not is_page_url(url))
+    errors = {url: status for url, status in errors.items() if url not in set(files_gone)}
     lines = []
     for url, status in sorted(errors.items())[:limit]:
         what = "page gone" if status in GONE else "kept the earlier copy"
         lines.append(f"HTTP {status} for {url} ({what})")
     if len(errors) > limit:
         lines.append(f"... and {len(errors) - limit} more URLs with HTTP errors (see wget.log)")
+    if files_gone:
+        what = "file that is not a page is" if len(files_gone) == 1 else "files that are not pages are"
+        lines.append(f"{len(files_gone)} linked {what} missing (HTTP 404/410: images, downloads, ...), e.g. "
+                     f"{files_gone[0]} (see wget.log)")
     return lines
 
 
@@ -114,7 +177,7 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     dest.mkdir(parents=True, exist_ok=True)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     if shutil.which("wget") is None:
-        raise MirrorError("wget is not installed (apt-get install wget)")
+        raise MirrorError("wget is not installed (apt-get install wget)", retryable=False)
     with log_path.open("w", encoding="utf-8", errors="replace") as log:
         try:
             proc = subprocess.run(wget_args(site, dest), stdout=log, stderr=subprocess.STDOUT,
@@ -129,7 +192,7 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     if code == -1:
         result.warnings.append(f"wget stopped after {site.timeout_s}s (time limit); crawl incomplete")
         cut_short = True
-    elif code == 8:
+    elif code == 8 and any(status not in GONE or is_page_url(url) for url, status in result.errors.items()):
         result.warnings.append("some URLs answered with an HTTP error (see wget.log)")
     elif code not in _USABLE_EXIT:
         result.warnings.append(f"wget exited with code {code} (see {log_path})")
@@ -139,7 +202,9 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     result.warnings += error_warnings(result.errors)
     has_files = any(p.is_file() for p in dest.rglob("*"))
     if not has_files:
-        raise MirrorError(f"wget fetched nothing for {site.name} (exit {code}); see {log_path}")
+        url, cause, retryable = failure_cause(text, code, site.timeout_s)
+        raise MirrorError(f"wget fetched nothing from {url or site.start_urls[0]}: {cause} "
+                          f"(see {shown_path(log_path)})", retryable)
     # Unreliable crawl: what it reached is fresh, but a page it did not reach is not gone.
     result.complete = code in _USABLE_EXIT and bool(result.seen) and not cut_short
     # A page that failed with a server error is not gone either: keep its earlier copy (if there is one).

@@ -33,6 +33,11 @@ TRANSIENT = {"down", "timeout", "http"}
 BAD_ANSWER = {"invalid_json", "length", "schema"}
 RETRY_RUNS = 2
 MAX_PAGE_BYTES = 20 * 1024 * 1024
+# Copies that HTML editors leave next to a page (Homepage Builder's .bak, FrontPage's .htm_, .orig, .old): served
+# as files to download, not as pages, so not pages of the site even when they hold HTML.
+BACKUP_SUFFIXES = {".bak", ".htm_", ".html_", ".orig", ".old", ".swp"}
+# Served with a type a browser does not render as a page (wget's --adjust-extension names text/html ".html").
+NOT_PAGE_SUFFIXES = {".txt", ".css", ".js", ".json", ".csv"}
 
 
 @dataclass
@@ -60,6 +65,11 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
         if is_binary(head):
             result.binaries.append(rel)
             lines.append(f"binary\t{path.stat().st_size}\t{rel}")
+        elif path.suffix.lower() in BACKUP_SUFFIXES or path.name.endswith("~"):
+            result.other_text += 1  # an editor's backup copy: a web server does not serve it as a page
+            lines.append(f"backup\t{path.stat().st_size}\t{rel}")
+        elif path.suffix.lower() in NOT_PAGE_SUFFIXES:
+            result.other_text += 1  # served as text/plain, CSS, script: never shown as a page, tags or not
         elif looks_like_html(head) or (not head and path.suffix.lower() in (".html", ".htm")):
             if seen and rel not in seen:
                 result.stale.append(rel)

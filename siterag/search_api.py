@@ -11,24 +11,69 @@ instead (measured worse: benchmarks/retrieval.py). `mode="vector"` / `"fts"` use
 
 from __future__ import annotations
 
+import calendar
+import importlib.util
 import re
+import sys
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import lancedb
 import numpy as np
-import pyarrow as pa
 
 from siterag.chunking import markdown_lines
 from siterag.embedding import get_embedder
-from siterag.index import CHUNKS, DOCS, NPROBES, _q, table_names
 from siterag.store import IndexStore
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import lancedb
+    import pyarrow as pa
+
+
+def _defer_package_init(name: str) -> None:
+    """Import package `name` without running its __init__ until one of its attributes is asked for.
+
+    lancedb imports lance_namespace, which imports models from lance_namespace_urllib3_client, whose __init__
+    also imports the REST client's nine *_api modules (pydantic validate_call wrappers built at import): about
+    half of `import lancedb` (~1.2 s of CPU on the 2-core machine), for an HTTP client that a local or s3://
+    index never uses. Its submodules (models) import as usual; `from lance_namespace_urllib3_client import X`
+    runs the real __init__ first, so nothing that does use the client sees a difference."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or not spec.submodule_search_locations:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loaded = False
+
+    def __getattr__(attr: str) -> object:  # noqa: N807 - the module-level __getattr__ hook (PEP 562)
+        nonlocal loaded
+        if loaded:
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+        loaded = True
+        spec.loader.exec_module(module)
+        return getattr(module, attr)
+
+    module.__getattr__ = __getattr__
+    sys.modules[name] = module
+
+
+def _index() -> ModuleType:
+    """siterag.index, imported when first needed: it imports lancedb (~1 s), which a mistake on the command
+    line (a bad date, an empty query) is told without."""
+    _defer_package_init("lance_namespace_urllib3_client")
+    import siterag.index
+
+    return siterag.index
+
 
 MODES = ("hybrid", "vector", "fts")
 RRF_K = 60
-_DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_DATE_RE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", re.ASCII)
 _COLUMNS = ["id", "doc_id", "site", "path", "title", "date", "text"]
 _CHUNK_COLUMNS = [*_COLUMNS, "heading", "chunk_no"]
 
@@ -63,6 +108,29 @@ class Hit:
         return asdict(self)
 
 
+def date_bounds(value: str, name: str = "date") -> tuple[str, str]:
+    """The first and last day ('YYYY-MM-DD') a date filter 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD' covers.
+
+    Raises ValueError naming `name` (e.g. "--since") for anything else, a month 13 or a 30 February included."""
+    match = _DATE_RE.fullmatch(value or "")
+    year, month, day = (int(g) if g else 0 for g in match.groups()) if match else (0, 0, 0)
+    if not match or not 1 <= year or (match.group(2) and not 1 <= month <= 12) or \
+            (match.group(3) and not 1 <= day <= calendar.monthrange(year, month)[1]):
+        raise ValueError(f"{name} {value!r} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD (e.g. 2003, 2003-05, "
+                         f"2003-05-20)")
+    first = (month or 1, day or 1)
+    last = (month or 12, day or calendar.monthrange(year, month or 12)[1])
+    return f"{year:04d}-{first[0]:02d}-{first[1]:02d}", f"{year:04d}-{last[0]:02d}-{last[1]:02d}"
+
+
+def check_dates(since: str | None, until: str | None, names: tuple[str, str] = ("since", "until")) -> None:
+    """ValueError for a date filter that is not a date, or a `since` later than `until`."""
+    low = date_bounds(since, names[0])[0] if since else None
+    high = date_bounds(until, names[1])[1] if until else None
+    if low and high and low > high:
+        raise ValueError(f"{names[0]} {since} is after {names[1]} {until}: nothing can be dated in between")
+
+
 def build_filter(site: str | None = None, tags: tuple[str, ...] = (), category: str | None = None,
                  since: str | None = None, until: str | None = None) -> str | None:
     """A LanceDB SQL filter from the CLI options; dates are 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD'.
@@ -70,6 +138,8 @@ def build_filter(site: str | None = None, tags: tuple[str, ...] = (), category: 
     The same filter applies at both levels: a document row by the page's date, a chunk row by the chunk's own
     date (its diary entry's, else the page's), so `since`/`until` find a diary entry by its date even when its
     page is dated by another entry."""
+    check_dates(since, until)
+    _q = _index()._q
     parts = []
     if site:
         parts.append(f"site = {_q(site)}")
@@ -79,11 +149,17 @@ def build_filter(site: str | None = None, tags: tuple[str, ...] = (), category: 
         parts.append(f"category = {_q(category)}")
     for value, op in ((since, ">="), (until, "<=")):
         if value:
-            if not _DATE_RE.match(value):
-                raise ValueError(f"date {value!r}: use YYYY, YYYY-MM or YYYY-MM-DD")
             bound = value if op == ">=" else value + "-99"
             parts.append(f"date IS NOT NULL AND date != '' AND date {op} {_q(bound)}")
     return " AND ".join(parts) or None
+
+
+NOTHING_TO_SEARCH = "nothing to search for: the query has no words (only spaces or punctuation)"
+
+
+def has_terms(query: str) -> bool:
+    """Whether `query` has anything to search for: a letter or a digit (not only spaces and punctuation)."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in query)
 
 
 # ---- query terms, highlighting and snippets -------------------------------------------------------------
@@ -100,25 +176,49 @@ _NAV_RE = re.compile(rf"^{_NAV_SEP}({_NAV_WORDS}{_NAV_SEP})+$", re.IGNORECASE)
 _LINK_TEXT_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
+def _script(ch: str) -> str:
+    """'hira', 'kata' or 'kanji' for a character of a Japanese run."""
+    if "\u3040" <= ch <= "\u309f":
+        return "hira"
+    if "\u30a0" <= ch <= "\u30ff" or "\uff66" <= ch <= "\uff9f":
+        return "kata"
+    return "kanji"
+
+
+def _cjk_terms(run: str, folded: str) -> list[str]:
+    """The pieces of a Japanese query run (no spaces) to mark in a text (NFKC, lower-cased; "" = any text).
+
+    Greedy, longest first: a piece is at least 2 characters, never cuts a run of kanji or of katakana (a word:
+    "ポイント" is marked whole or not at all, never its "ン"), may start or end inside hiragana (particles,
+    okurigana: "お茶の産地は"), and one of hiragana only must be 3 characters or more (no bare particles)."""
+    scripts = [_script(ch) for ch in run]
+    n = len(run)
+    cuts = [p for p in range(n + 1) if p in (0, n) or scripts[p - 1] != scripts[p] or scripts[p] == "hira"]
+    terms = []
+    i = 0
+    while i < n:
+        for j in reversed([c for c in cuts if c >= i + 2]):
+            piece = run[i:j]
+            if _KANA_ONLY_RE.match(piece) and len(piece) <= 2:
+                continue
+            if not folded or piece.lower() in folded:
+                terms.append(piece)
+                i = j
+                break
+        else:
+            i = next((c for c in cuts if c > i), n)
+    return terms
+
+
 def query_terms(query: str, text: str = "") -> list[str]:
     """The words of `query` worth marking in `text`: Latin words (not stop words) and, for a Japanese run
-    (no spaces), its longest substrings that occur in `text` (single kana and 2-kana particles skipped)."""
+    (no spaces), its longest pieces that occur in `text`, made of whole kanji / katakana words (_cjk_terms)."""
     query = unicodedata.normalize("NFKC", query)
     terms = [w for w in (m.group(0).strip(".-'") for m in _WORD_RE.finditer(query))
              if len(w) > 1 and w.lower() not in _STOP]
     folded = unicodedata.normalize("NFKC", text).lower()
     for run in _CJK_RUN_RE.findall(query):
-        i = 0
-        while i < len(run):
-            for j in range(len(run), i, -1):
-                piece = run[i:j]
-                if (j - i >= 2 or not _KANA_ONLY_RE.match(piece)) and (not text or piece.lower() in folded):
-                    if not (_KANA_ONLY_RE.match(piece) and len(piece) <= 2):
-                        terms.append(piece)
-                    i = j
-                    break
-            else:
-                i += 1
+        terms += _cjk_terms(run, folded)
     seen: set[str] = set()
     out = []
     for t in sorted(terms, key=len, reverse=True):
@@ -214,13 +314,19 @@ class Searcher:
         if not store.exists():
             raise NoIndexError(f"no index at {store}: run `siterag run` first")
         db = store.connect()
-        names = table_names(db)
-        if CHUNKS not in names or DOCS not in names:
+        index = _index()
+        names = index.table_names(db)
+        if index.CHUNKS not in names or index.DOCS not in names:
             raise NoIndexError(f"no index at {store}: run `siterag run` first")
-        self.chunks = db.open_table(CHUNKS)
-        self.docs = db.open_table(DOCS)
+        self.chunks = db.open_table(index.CHUNKS)
+        self.docs = db.open_table(index.DOCS)
         self.embedder_name = embedder
         self.exact = exact  # flat vector search even where there is an ANN index (benchmarks)
+
+    def sites(self) -> list[str]:
+        """The sites that have documents in the index."""
+        rows = self.docs.search().select(["site"]).limit(None).to_arrow()
+        return sorted(set(rows["site"].to_pylist()))
 
     def embed(self, query: str) -> np.ndarray:
         return get_embedder(self.embedder_name).embed([query])[0]
@@ -228,7 +334,7 @@ class Searcher:
     def _vector_rows(self, table: lancedb.table.Table, columns: list[str], vector: np.ndarray, where: str | None,
                      depth: int) -> pa.Table:
         builder = table.search(vector.tolist(), vector_column_name="vector").distance_type("cosine") \
-            .nprobes(NPROBES).select([*columns, "_distance"])
+            .nprobes(_index().NPROBES).select([*columns, "_distance"])
         if self.exact:
             builder = builder.bypass_vector_index()
         if where:
@@ -297,7 +403,7 @@ class Searcher:
 
     def best_chunk(self, doc_id: str, query: str) -> dict | None:
         """The passage of one document that matches the query (for a document found by title + summary only)."""
-        where = f"doc_id = {_q(doc_id)}"
+        where = f"doc_id = {_index()._q(doc_id)}"
         found = self._assemble(None, self._fts_rows(self.chunks, _CHUNK_COLUMNS, query, where, 1, False), None)
         rows = list(found.rows.values()) or \
             self.chunks.search().where(f"{where} AND chunk_no = 0").select(_CHUNK_COLUMNS).limit(1).to_list()
@@ -380,8 +486,13 @@ def search(query: str, data_dir: str | Path | IndexStore = "data", *, site: str 
            fusion: str = "score") -> list[Hit]:
     """Top-k documents (or passages when group=False) for `query`; mode is hybrid | vector | fts.
 
-    Raises NoIndexError (a ValueError) when `data_dir` holds no index yet.
+    Raises NoIndexError (a ValueError) when `data_dir` holds no index yet, ValueError for a query without
+    words (only spaces or punctuation), a k below 1 or a bad date filter.
     """
+    if not has_terms(query):
+        raise ValueError(NOTHING_TO_SEARCH)
+    if k < 1:
+        raise ValueError(f"k {k}: ask for 1 result or more")
     build_filter(site, tags, category, since, until)  # a bad date is the user's first mistake to hear of
     return Searcher(data_dir, embedder).search(query, site=site, tags=tags, category=category, since=since,
                                                until=until, k=k, mode=mode, group=group, fusion=fusion)

@@ -10,6 +10,7 @@ from prefect import get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import CacheKeyFnPolicy
 
+from siterag import progress
 from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.corpus import read_doc
@@ -18,7 +19,7 @@ from siterag.enrich import enrich_site
 from siterag.index import sync_site
 from siterag.layout import SiteLayout
 from siterag.llm_clients import client_for
-from siterag.mirror import mirror_site
+from siterag.mirror import MirrorError, mirror_site
 from siterag.pipeline import (
     MAX_PAGE_BYTES,
     PageOutcome,
@@ -37,7 +38,19 @@ from siterag.store import IndexStore
 from siterag.template import site_template
 
 
-@task(name="mirror", retries=2, retry_delay_seconds=10)
+def mirror_may_heal(task, task_run, state) -> bool:  # noqa: ANN001
+    """Retry the mirror only when trying again can help: not after an unknown host, a closed port, a 4xx start
+    page or a bad wget option (MirrorError.retryable is False)."""
+    try:
+        state.result()
+    except MirrorError as exc:
+        return exc.retryable
+    except Exception:  # noqa: BLE001 - anything else: retry as before
+        return True
+    return True
+
+
+@task(name="mirror", retries=2, retry_delay_seconds=10, retry_condition_fn=mirror_may_heal)
 def mirror_task(site: SiteConfig, layout: SiteLayout) -> dict:
     """wget (or local copy) into data/mirror/<site>/; returns the crawl's seen paths and warnings."""
     result = mirror_site(site, layout.mirror, layout.logs)
@@ -112,8 +125,11 @@ def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rel
     logger = get_run_logger()
     client = client_for(llm) if llm.enabled else None
     batch_manifest = {rel: manifest[rel] for rel in rels}
-    outcomes = process_batch(layout, site, rels, corpus_map, batch_manifest, client, llm.enrich, llm.model,
-                             log=logger.warning, templates=templates)
+    outcomes = []
+    for rel in rels:  # page by page (as process_batch does), so a progress bar in this process moves per page
+        outcomes += process_batch(layout, site, [rel], corpus_map, batch_manifest, client, llm.enrich, llm.model,
+                                  log=logger.warning, templates=templates)
+        progress.advance(1)
     return [asdict(o) for o in outcomes]
 
 
@@ -122,7 +138,8 @@ def enrich_site_task(layout: SiteLayout, site: SiteConfig, outcomes: list[dict],
     """Machine tags / summary / category for the documents new or changed in this run (and any still missing
     them), with document frequencies over the whole site; other documents are not rewritten."""
     touched = {o["corpus"] for o in outcomes if o.get("status") in ("new", "changed") and o.get("corpus")}
-    stats = enrich_site(layout, site, touched, embedder_name)
+    with progress.stage(layout.site, "enrich", "docs") as shown:
+        stats = enrich_site(layout, site, touched, embedder_name, progress=shown)
     get_run_logger().info("enrich: machine metadata for %d of %d documents (%d rewritten) in %.1f s",
                           stats["enriched"], stats["documents"], stats["rewritten"], stats["seconds"])
     return stats
@@ -157,7 +174,8 @@ def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], s
 def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dict:
     """Chunk and embed new/changed documents into the index (data/lancedb/ or object storage); remove vanished ones."""
     embedder = get_embedder(embedder_name)
-    stats = sync_site(store, layout.site, indexed_docs(layout, layout.site), embedder)
+    with progress.stage(layout.site, "index", "docs") as shown:
+        stats = sync_site(store, layout.site, indexed_docs(layout, layout.site), embedder, progress=shown)
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
     return {"upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,

@@ -110,6 +110,9 @@ def test_the_model_saying_no_or_citing_nothing_real_means_no_answer(data):
                                                     "citations": [TEA_REF]}))
     assert not made_up.found and made_up.reason == "unsupported_numbers"  # "45" is in no passage
     assert made_up.support >= MIN_SUPPORT  # its words are the passage's: only the figure is made up
+    part = ask("What does Gyrobot weigh?", data, scripted({"found": True, "answer": "Gyrobot weighs 8 kg.",
+                                                           "citations": [ROBOT_REF]}))
+    assert not part.found and part.reason == "unsupported_numbers"  # 8 is only a digit of the passage's 98
     dots = ask("お茶の産地はどこ？", data, scripted({"found": True, "answer": "...", "citations": [TEA_REF]}))
     assert not dots.found and dots.reason == "model_no_answer"
 

@@ -154,7 +154,7 @@ def test_configured_categories_by_the_embedder(tmp_path):
 
 
 def test_categories_setting_is_validated_and_llm_enrich_defaults(tmp_path):
-    site = f'[[site]]\nname = "s"\nlocal_path = "{tmp_path}"\n'
+    site = f'[[site]]\nname = "s"\nlocal_path = "{EXAMPLE_SITE}"\n'
     cfg = load_config(write_config(tmp_path, site + 'categories = ["日記", " 脚本 "]\n'))
     assert cfg.sites[0].categories == ("日記", "脚本")
     for bad in ('categories = "日記"', 'categories = ["日記", ""]', "categories = [1]"):

@@ -15,7 +15,7 @@ from siterag import llm_limit
 from siterag.config import ConfigError, LLMConfig, load_config
 from siterag.llm import LLMClient, LLMError
 from siterag.llm_limit import ensure_llm_limit, llm_slot
-from tests.conftest import write_config
+from tests.conftest import EXAMPLE_SITE, write_config
 
 ANSWER = {"choices": [{"message": {"content": '{"main": [1]}'}, "finish_reason": "stop"}]}
 SCHEMA = {"type": "object", "properties": {"main": {"type": "array", "items": {"type": "integer"}}},
@@ -102,7 +102,7 @@ def test_ensure_limit_reports_an_unreachable_api_instead_of_failing():
 
 
 def test_max_concurrent_is_read_and_checked(tmp_path):
-    site = f'[[site]]\nname = "s"\nlocal_path = "{tmp_path}"\n'
+    site = f'[[site]]\nname = "s"\nlocal_path = "{EXAMPLE_SITE}"\n'
     cfg = load_config(write_config(tmp_path, f'[llm]\nbase_url = "http://x/v1"\nmax_concurrent = 3\n{site}'))
     assert cfg.llm.max_concurrent == 3
     assert load_config(write_config(tmp_path, site)).llm.max_concurrent == 1

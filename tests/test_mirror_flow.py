@@ -130,7 +130,7 @@ def test_cli_reports_user_mistakes_without_traceback(tmp_path):
     bad = write_config(tmp_path, '[[site]]\nname = "x"\nstart_urls = ["ftp://host/"]\n')
     res = run_cli("--config", str(bad), "run")
     assert res.returncode == 2 and "not an http(s) URL" in res.stderr and "Traceback" not in res.stderr
-    good = write_config(tmp_path, f'[[site]]\nname = "x"\nlocal_path = "{tmp_path}"\n')
+    good = write_config(tmp_path, f'[[site]]\nname = "x"\nlocal_path = "{ROOT / "examples" / "site"}"\n')
     res = run_cli("--config", str(good), "run", "other")
     assert res.returncode == 2 and "unknown site 'other'" in res.stderr
     res = run_cli("--config", str(good), "search", "x", "--since", "yesterday")

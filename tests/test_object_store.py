@@ -14,7 +14,7 @@ from siterag.embedding import get_embedder
 from siterag.index import connect, rebuild_site, site_counts, sync_site
 from siterag.search_api import search
 from siterag.store import IndexStore
-from tests.conftest import write_config
+from tests.conftest import EXAMPLE_SITE, write_config
 from tests.test_index_search import FONT, JA, _snapshot, doc
 
 BUCKET = "archive"
@@ -64,7 +64,7 @@ def emb():
 
 
 def test_index_settings_are_checked(tmp_path):
-    site = f'[[site]]\nname = "x"\nlocal_path = "{tmp_path}"\n'
+    site = f'[[site]]\nname = "x"\nlocal_path = "{EXAMPLE_SITE}"\n'
     assert load_config(write_config(tmp_path, site)).store == IndexStore(str(tmp_path / "data" / "lancedb"))
     cfg = load_config(write_config(tmp_path, '[index]\nuri = "s3://b/p"\n'
                                              'storage_options = { allow_http = true, timeout = 30 }\n' + site))
@@ -104,7 +104,7 @@ def test_site_flow_indexes_into_s3_and_search_reads_it_back(tmp_path, served_exa
 def test_unreachable_bucket_is_a_clear_error_not_a_traceback(tmp_path, aws_keys, capsys):
     cfg = write_config(tmp_path, f'[defaults]\ndata_dir = "{tmp_path / "data"}"\n'
                                  f'{index_section("http://127.0.0.1:9", "none")}'
-                                 f'[[site]]\nname = "x"\nlocal_path = "{tmp_path}"\n')
+                                 f'[[site]]\nname = "x"\nlocal_path = "{EXAMPLE_SITE}"\n')
     assert main(["--config", str(cfg), "search", "tea"]) == 2
     assert "siterag: error:" in capsys.readouterr().err
 

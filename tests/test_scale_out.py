@@ -10,7 +10,7 @@ import pytest
 from siterag.config import ConfigError, LLMConfig, load_config
 from siterag.corpus import read_doc
 from siterag.llm import LLMClient, LLMError
-from tests.conftest import write_config
+from tests.conftest import EXAMPLE_SITE, write_config
 from tests.fake_servers import FakeLLM
 
 SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
@@ -40,7 +40,7 @@ def corpus(root: Path) -> dict[str, tuple[dict, str]]:
 
 
 def test_task_runner_settings_are_checked(tmp_path):
-    base = f'[[site]]\nname = "x"\nlocal_path = "{tmp_path}"\n'
+    base = f'[[site]]\nname = "x"\nlocal_path = "{EXAMPLE_SITE}"\n'
     assert load_config(write_config(tmp_path, base)).task_runner == "thread"
     cfg = load_config(write_config(tmp_path, '[defaults]\ntask_runner = "dask"\ndask_workers = 3\n' + base))
     assert (cfg.task_runner, cfg.dask_workers) == ("dask", 3)
@@ -90,7 +90,7 @@ def ask(client: LLMClient, n: int) -> None:
 
 
 def test_base_urls_config_keeps_base_url_working(tmp_path):
-    base = f'[[site]]\nname = "x"\nlocal_path = "{tmp_path}"\nextract_mode = "llm"\n'
+    base = f'[[site]]\nname = "x"\nlocal_path = "{EXAMPLE_SITE}"\nextract_mode = "llm"\n'
     cfg = load_config(write_config(tmp_path, '[llm]\nbase_urls = ["http://a:1/v1/", "http://b:2/v1"]\n' + base))
     assert cfg.llm.enabled and cfg.llm.urls() == ("http://a:1/v1", "http://b:2/v1")
     cfg = load_config(write_config(tmp_path, '[llm]\nbase_url = "http://a:1/v1"\n' + base))

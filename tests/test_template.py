@@ -107,3 +107,22 @@ def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(sh
         md = extract_page(html, "heuristic", template=frozenset(templates[rel])).markdown
         assert gone not in md, (site, rel)
         assert kept is None or kept in md
+
+
+def test_editor_backup_copies_are_not_pages(tmp_path: Path):
+    """Homepage Builder leaves page.bak next to page.html; a server serves it as a file, not as a page."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "page.html").write_text("<html><body><p>今のページ</p></body></html>", encoding="utf-8")
+    (tmp_path / "m" / "page.bak").write_text("<html><body><p>前のページ</p></body></html>", encoding="utf-8")
+    (tmp_path / "m" / "old.htm_").write_text("<html><body><p>古い</p></body></html>", encoding="utf-8")
+    select = select_pages(tmp_path / "m", tmp_path)
+    assert select.pages == ["page.html"]
+    assert "backup" in (tmp_path / "binaries.log").read_text(encoding="utf-8")
+
+
+def test_text_and_style_files_are_not_pages_even_with_tags(tmp_path: Path):
+    """A .txt file is served as text/plain: the browser shows its tags, so it is no page (SOURCE.txt notes)."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "SOURCE.txt").write_text("notes: <html> pages use <table> layout", encoding="utf-8")
+    (tmp_path / "m" / "index.html").write_text("<html><body><p>トップ</p></body></html>", encoding="utf-8")
+    assert select_pages(tmp_path / "m", tmp_path).pages == ["index.html"]
