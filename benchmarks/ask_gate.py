@@ -22,13 +22,17 @@ it does not?
    threshold (MIN_SIMILARITY, MIN_TERM_SHARE) is the highest, in steps of 0.05, that alone keeps KEEP (95%) of
    the answerable questions, and a question passes on either; the benchmark prints the rule's thresholds and
    what they keep and refuse next to those siterag/ask.py uses.
-6. --llm: `ask` on every question (k=5): how often the answerable ones get an answer citing an answering page,
-   how often the unanswerable ones are refused, the refusal reasons and the support shares of the answers.
+6. --llm: `ask` on every question (k=5, gate included): how often the answerable ones get an answer citing an
+   answering page, how often the unanswerable ones are refused, the refusal reasons and the support shares of
+   the answers. The model's replies are kept in <bench>/ask-replies-*.jsonl by prompt: a rerun after changing
+   the checks asks only what is new.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import os
 import statistics
@@ -44,8 +48,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from retrieval import QUESTIONS, SHARED, build_corpus, build_index, load_questions  # noqa: E402
 
-from siterag.ask import MIN_SIMILARITY, MIN_TERM_SHARE, ask, question_term_share, select_passages  # noqa: E402
+from siterag.ask import (  # noqa: E402
+    MIN_SIMILARITY,
+    MIN_SUPPORT,
+    MIN_TERM_SHARE,
+    ask,
+    question_term_share,
+    select_passages,
+)
+from siterag.config import LLMConfig  # noqa: E402
 from siterag.index import IndexSettings  # noqa: E402
+from siterag.llm import LLMClient  # noqa: E402
 from siterag.search_api import Searcher  # noqa: E402
 
 KEEP = 0.95  # share of the answerable questions the gate must let through
@@ -141,11 +154,31 @@ def report_signals(rows: list[dict]) -> None:
               f"bm25 {s['best BM25']:.1f}  {r['q']}")
 
 
+class CachedClient(LLMClient):
+    """An LLMClient whose replies are kept in a JSONL file by prompt, so a rerun (after changing the
+    checks) asks the model only what it has not answered yet — at temperature 0 it would say the same."""
+
+    def __init__(self, config: LLMConfig, path: Path) -> None:
+        super().__init__(config)
+        self.path = path
+        self.cache: dict[str, dict] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                self.cache[row["key"]] = row["reply"]
+
+    def chat_json(self, system: str, user: str, schema: dict, **kwargs) -> dict:
+        key = hashlib.sha256(json.dumps([system, user, schema], ensure_ascii=False).encode()).hexdigest()
+        if key not in self.cache:
+            self.cache[key] = super().chat_json(system, user, schema, **kwargs)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps({"key": key, "reply": self.cache[key]}, ensure_ascii=False) + "\n")
+        return self.cache[key]
+
+
 def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
-    """`ask` end to end on every question; min_similarity 0, so the model sees every question and the gate's
-    effect is read off the `best cosine` column."""
-    from siterag.config import LLMConfig
-    from siterag.llm import LLMClient, LLMError
+    """`ask` end to end on every question, gate included: what a user would get."""
+    from siterag.llm import LLMError
 
     proc = None
     if llm == "embedded":
@@ -160,7 +193,8 @@ def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
         url = f"http://127.0.0.1:{port}/v1"
     else:
         url = llm
-    client = LLMClient(LLMConfig(base_url=url, context_tokens=4096, timeout=300, retries=1))
+    cache_path = bench / f"ask-replies-{hashlib.sha256(llm.encode()).hexdigest()[:8]}.jsonl"
+    client = CachedClient(LLMConfig(base_url=url, context_tokens=4096, timeout=300, retries=1), cache_path)
     outcome: dict[str, Counter] = {"answerable": Counter(), "unanswerable": Counter()}
     supports: list[float] = []
     t0 = time.monotonic()
@@ -168,7 +202,7 @@ def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
         for n, q in enumerate(questions, 1):
             kind = "answerable" if q["relevant"] else "unanswerable"
             try:
-                result = ask(q["q"], index, client, k=K, min_similarity=0.0)
+                result = ask(q["q"], index, client, k=K)
             except LLMError as exc:
                 outcome[kind][f"llm error ({exc.reason})"] += 1
                 continue
@@ -196,7 +230,7 @@ def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
         print(f"{kind} ({total}): " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     if supports:
         print(f"support share of the model's answers: median {statistics.median(supports):.2f}, "
-              f"under 0.5: {sum(s < 0.5 for s in supports)}/{len(supports)}")
+              f"under MIN_SUPPORT: {sum(s < MIN_SUPPORT for s in supports)}/{len(supports)}")
 
 
 def main() -> None:

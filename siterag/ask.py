@@ -16,7 +16,10 @@
    `model_answer` / --json):
    - `model_no_answer`: `found: false` or an empty answer;  `no_valid_citation`: no citation left;
    - `unsupported`: under MIN_SUPPORT of the answer's content tokens (Latin words, numbers, kanji/katakana
-     bigrams) occur in the retrieved passages — an answer from the model's own knowledge or from the prompt;
+     bigrams) occur in the retrieved passages — an answer from the model's own knowledge or from the prompt
+     (Gemma 3 270M copies the prompt's placeholder or instructions more often than not);
+   - `question_echo`: every content token of the answer is the question's ("Neil Solomon" for "What does Neil
+     Solomon do for a living?"): it says nothing the question did not;
    - `wrong_language`: a Japanese question answered in another language or the reverse (a bare figure or
      name, e.g. "98 kg", "Steve Wood", "静岡県", is fine either way);
    - `unsupported_numbers`: a figure (number, date) that no retrieved passage contains. When the cited
@@ -75,7 +78,7 @@ class Answer:
     citations: list[str]
     passages: list[Hit]
     # why there is no answer: no_passages | low_retrieval | model_no_answer | no_valid_citation | unsupported |
-    # wrong_language | unsupported_numbers
+    # question_echo | wrong_language | unsupported_numbers
     reason: str = ""
     dropped: list[str] = field(default_factory=list)  # citations that were not among the passages
     added: list[str] = field(default_factory=list)  # pages added to the citations: they hold the answer's figures
@@ -220,6 +223,8 @@ def check_answer(question: str, passages: list[Hit], reply: dict, min_support: f
     result.support = round(support_share(text, passages), 3)
     if result.support < min_support:
         return refuse("unsupported")
+    if content_tokens(text) <= content_tokens(question, answer=False):
+        return refuse("question_echo")
     if not same_language(question, text):
         return refuse("wrong_language")
     missing = unsupported_numbers(text, [h.text for h in passages if h.ref in valid])
@@ -400,6 +405,7 @@ _WHY = {"low_retrieval": "no passage is close to the question", "no_passages": "
         "model_no_answer": "the model found no answer in the passages",
         "no_valid_citation": "the model's answer cited none of the passages",
         "unsupported": "the model's answer is not in the passages' words: it did not come from the archive",
+        "question_echo": "the model's answer only repeats the question's words",
         "wrong_language": "the model answered in another language than the question's",
         "unsupported_numbers": "the model's answer has figures its passages do not contain"}
 

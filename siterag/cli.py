@@ -260,17 +260,20 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from siterag import progress
 
     progress.use(progress.Reporter())
-    embedder = get_embedder(cfg.embedder)
-    missing = 0
-    for name in names:
-        layout = SiteLayout(cfg.data_dir, name)
-        if not layout.corpus.is_dir():
-            print(f"{name}: no corpus at {layout.corpus}: run `siterag run {name}` first", file=sys.stderr)
-            missing += 1
-            continue
-        with progress.stage(name, "reindex", "docs") as shown:
-            stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder, progress=shown)
-        print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
+    try:
+        embedder = get_embedder(cfg.embedder)
+        missing = 0
+        for name in names:
+            layout = SiteLayout(cfg.data_dir, name)
+            if not layout.corpus.is_dir():
+                print(f"{name}: no corpus at {layout.corpus}: run `siterag run {name}` first", file=sys.stderr)
+                missing += 1
+                continue
+            with progress.stage(name, "reindex", "docs") as shown:
+                stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder, progress=shown)
+            print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
+    finally:
+        progress.use(None)
     return 1 if missing else 0
 
 

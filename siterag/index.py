@@ -39,9 +39,11 @@ class IndexSettings:
 
     max_tokens: int = DEFAULT_MAX_TOKENS
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
-    # Document vector text = title + summary; a page without a summary (heuristic runs) uses title + the
-    # first `lead_tokens` tokens of its body instead, so "Universal Design of Digital City" x 100 stay apart.
+    # Document vector text = title + summary + the first `lead_tokens` tokens of the body, so "Universal Design of
+    # Digital City" x 100 stay apart and a page's opening facts count even when its summary (sentences the machine
+    # chose for a reader) passes them by.
     lead_tokens: int = 64
+    lead_with_summary: bool = True
     stem: bool = True  # English stemming in the full-text index (ICU leaves Japanese words as they are)
     embed_plain: bool = True  # embed the passage as plain text (no image/link targets, table pipes, fences)
 
@@ -138,8 +140,8 @@ def _base(doc: IndexedDoc, stored_hash: str) -> dict:
 
 
 def doc_text(doc: IndexedDoc, settings: IndexSettings, count_tokens: Callable[[str], int] | None = None) -> str:
-    """What the document vector and the documents full-text index see: title + summary (or the body's lead)."""
-    if doc.summary.strip() or settings.lead_tokens <= 0:
+    """What the document vector and the documents full-text index see: title + summary + the body's lead."""
+    if settings.lead_tokens <= 0 or (doc.summary.strip() and not settings.lead_with_summary):
         return f"{doc.title}\n{doc.summary}".strip()
     lead = ""
     for chunk in doc.chunks:
@@ -149,7 +151,7 @@ def doc_text(doc: IndexedDoc, settings: IndexSettings, count_tokens: Callable[[s
     count = count_tokens or approx_tokens
     while lead and count(lead) > settings.lead_tokens:
         lead = lead[: int(len(lead) * 0.85)]
-    return f"{doc.title}\n{lead}".strip()
+    return "\n".join(part for part in (doc.title, doc.summary.strip(), lead) if part)
 
 
 def chunk_text(doc: IndexedDoc, chunk: Chunk) -> str:

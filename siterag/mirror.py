@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -65,17 +66,24 @@ def is_page_url(url: str) -> bool:
     return "." not in name or name.rsplit(".", 1)[1].lower() not in NON_PAGE_EXTENSIONS
 
 
-def failure_cause(text: str, code: int, timeout_s: int = 0) -> tuple[str, str, bool]:
-    """(URL, cause, retryable) of a crawl that fetched nothing, read from wget's log; the URL is "" when the log
-    names none."""
-    if code == -1:
-        return "", f"no answer within the time limit ({timeout_s}s)", True
+def _lines_by_url(text: str) -> Iterator[tuple[str, str]]:
+    """wget log lines that are not request lines, each with the URL of the request it belongs to ('' before any)."""
     url = ""
     for line in text.splitlines():
         request = _REQUEST_RE.match(line)
         if request:
             url = request.group(1)
             continue
+        yield url, line
+
+
+def failure_cause(text: str, code: int, timeout_s: int = 0) -> tuple[str, str, bool]:
+    """(URL, cause, retryable) of a crawl that fetched nothing, read from wget's log; the URL is "" when the log
+    names none."""
+    if code == -1:
+        return "", f"no answer within the time limit ({timeout_s}s)", True
+    url = ""
+    for url, line in _lines_by_url(text):
         for pattern, template, retryable in _CAUSES:
             match = pattern.search(line)
             if match:
@@ -131,12 +139,7 @@ def parse_wget_log(text: str, dest: Path) -> set[str]:
 def parse_wget_errors(text: str) -> dict[str, int]:
     """URL -> HTTP status for every URL whose (last) try answered with an HTTP error."""
     errors: dict[str, int] = {}
-    url = ""
-    for line in text.splitlines():
-        request = _REQUEST_RE.match(line)
-        if request:
-            url = request.group(1)
-            continue
+    for url, line in _lines_by_url(text):
         error = _ERROR_RE.search(line)
         if error and url:
             errors[url] = int(error.group(1))

@@ -36,6 +36,17 @@ MAX_PAGE_BYTES = 20 * 1024 * 1024
 # Copies that HTML editors leave next to a page (Homepage Builder's .bak, FrontPage's .htm_, .orig, .old): served
 # as files to download, not as pages, so not pages of the site even when they hold HTML.
 BACKUP_SUFFIXES = {".bak", ".htm_", ".html_", ".orig", ".old", ".swp"}
+# Folders HTML editors keep beside the pages: FrontPage's metadata (_vti_cnf, _vti_pvt, …) and the parts it
+# includes into every page (_borders, _derived, _overlay, _themes), Word's "page.files/" (header.htm, filelist).
+EDITOR_PART_FOLDERS = {"_borders", "_derived", "_overlay", "_themes", "_fpclass", "_private"}
+
+
+def is_editor_part(rel: str) -> bool:
+    """A file in a folder that an HTML editor keeps for itself rather than as pages of the site."""
+    folders = rel.split("/")[:-1]
+    return any(f.startswith("_vti_") or f in EDITOR_PART_FOLDERS or f.lower().endswith(".files") for f in folders)
+
+
 # Served with a type a browser does not render as a page (wget's --adjust-extension names text/html ".html").
 NOT_PAGE_SUFFIXES = {".txt", ".css", ".js", ".json", ".csv"}
 
@@ -65,6 +76,8 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
         if is_binary(head):
             result.binaries.append(rel)
             lines.append(f"binary\t{path.stat().st_size}\t{rel}")
+        elif is_editor_part(rel):
+            result.other_text += 1  # FrontPage's private folders, Word's page.files/: parts of pages, not pages
         elif path.suffix.lower() in BACKUP_SUFFIXES or path.name.endswith("~"):
             result.other_text += 1  # an editor's backup copy: a web server does not serve it as a page
             lines.append(f"backup\t{path.stat().st_size}\t{rel}")

@@ -74,8 +74,18 @@ class Reporter:
         self.stream = stream or sys.stdout
         self.live = self.stream.isatty() if live is None else live
         self._progress = None
+        self.broken = False
 
     def _show(self, stage: _Stage) -> None:
+        """Show a stage's count; a display that fails (its stream closed) is switched off, never the work."""
+        if self.broken:
+            return
+        try:
+            self._draw(stage)
+        except (OSError, ValueError):
+            self.broken = True
+
+    def _draw(self, stage: _Stage) -> None:
         if self.live:
             if stage.bar is None:
                 stage.bar = self._progress.add_task(stage.label, total=stage.total or None, unit=stage.unit)

@@ -163,6 +163,13 @@ def test_an_answer_that_is_not_in_the_passages_words_is_refused(data, question, 
     assert "not in the passages' words" in format_answer(result)
 
 
+def test_an_answer_that_only_repeats_the_question_is_refused(data):
+    for question, echo in (("What does Gyrobot weigh?", "Gyrobot weighs."), ("お茶の産地はどこ？", "お茶の産地です。")):
+        result = ask(question, data, scripted({"found": True, "answer": echo, "citations": [ROBOT_REF, TEA_REF]}))
+        assert not result.found and result.reason == "question_echo" and result.support == 1.0
+    assert "only repeats the question" in format_answer(result)
+
+
 def test_an_answer_in_the_passages_words_stands(data):
     result = ask("What does Gyrobot weigh?", data, scripted({"found": True, "answer": "Gyrobot weighs 98 kg.",
                                                              "citations": [ROBOT_REF]}))
@@ -292,7 +299,8 @@ def test_ask_with_the_real_llama_server(tmp_path, data, llama_url, capsys):
         assert out["answer"] == NO_ANSWER and out["reason"] in REFUSALS
 
 
-REFUSALS = ("model_no_answer", "no_valid_citation", "unsupported", "wrong_language", "unsupported_numbers")
+REFUSALS = ("model_no_answer", "no_valid_citation", "unsupported", "question_echo", "wrong_language",
+            "unsupported_numbers")
 
 
 @pytest.mark.llama

@@ -155,4 +155,4 @@ local_path = "{ROOT / 'examples' / 'site'}"
     res = run_cli("--config", str(cfg), "search", "tea origin regions", "--json")
     assert res.returncode == 0 and '"site": "local"' in res.stdout
     res = run_cli("--config", str(cfg), "status")
-    assert res.returncode == 0 and "local" in res.stdout and " 5 " in res.stdout
+    assert res.returncode == 0 and "local" in res.stdout and " 4 " in res.stdout

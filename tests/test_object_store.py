@@ -83,7 +83,7 @@ def test_site_flow_indexes_into_s3_and_search_reads_it_back(tmp_path, served_exa
     cfg = write_config(tmp_path, f'[defaults]\ndata_dir = "{data}"\n{index_section(s3_endpoint, "flow")}'
                                  f'[[site]]\nname = "example"\nstart_urls = ["{url}/index.html"]\n')
     assert main(["--config", str(cfg), "run"]) == 0
-    assert "index: 5 docs upserted" in capsys.readouterr().out
+    assert "index: 4 docs upserted" in capsys.readouterr().out
     keys = s3_objects(s3_endpoint, "flow/")
     assert any(k.startswith("flow/chunks.lance/") for k in keys) and any(k.startswith("flow/documents.lance/")
                                                                           for k in keys)
@@ -97,7 +97,7 @@ def test_site_flow_indexes_into_s3_and_search_reads_it_back(tmp_path, served_exa
     # A refresh with nothing changed embeds nothing and writes no new table version.
     version = connect(store).open_table("chunks").version
     assert main(["--config", str(cfg), "run"]) == 0
-    assert "index: 0 docs upserted (0 chunks), 5 unchanged" in capsys.readouterr().out
+    assert "index: 0 docs upserted (0 chunks), 4 unchanged" in capsys.readouterr().out
     assert connect(store).open_table("chunks").version == version
 
 
@@ -146,7 +146,7 @@ def test_reindex_command_rebuilds_a_site_from_its_corpus(tmp_path, served_exampl
     assert site_counts(data / "lancedb")["example"][1] == 0
     capsys.readouterr()
     assert main(["--config", str(cfg), "reindex", "example"]) == 0
-    assert "example: 5 documents" in capsys.readouterr().out
+    assert "example: 4 documents" in capsys.readouterr().out
     assert site_counts(data / "lancedb") == counts
     assert main(["--config", str(cfg), "reindex", "never-run"]) == 1
     assert "run `siterag run never-run` first" in capsys.readouterr().err

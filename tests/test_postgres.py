@@ -47,7 +47,7 @@ def test_two_site_flows_at_once_on_a_prefect_server_backed_by_postgresql(tmp_pat
             from siterag.index import site_counts
 
             counts = site_counts(tmp_path / "data" / "lancedb")
-            assert {n: counts[n][0] for n in SITES} == {n: 5 for n in SITES}, (counts, outputs)
+            assert {n: counts[n][0] for n in SITES} == {n: 4 for n in SITES}, (counts, outputs)
             with server.client() as client:
                 runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(
                     name=FlowRunFilterName(any_=[f"site-{n}" for n in SITES])))

@@ -126,3 +126,11 @@ def test_text_and_style_files_are_not_pages_even_with_tags(tmp_path: Path):
     (tmp_path / "m" / "SOURCE.txt").write_text("notes: <html> pages use <table> layout", encoding="utf-8")
     (tmp_path / "m" / "index.html").write_text("<html><body><p>トップ</p></body></html>", encoding="utf-8")
     assert select_pages(tmp_path / "m", tmp_path).pages == ["index.html"]
+
+
+def test_editor_part_folders_are_not_pages(tmp_path: Path):
+    """FrontPage's _borders/_vti_pvt and Word's page.files/ hold parts of pages (the shared border, a header)."""
+    for rel in ("index.htm", "_borders/bottom.htm", "_vti_pvt/service.htm", "essay.files/header.htm"):
+        (tmp_path / "m" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "m" / rel).write_text("<html><body><p>本文</p></body></html>", encoding="utf-8")
+    assert select_pages(tmp_path / "m", tmp_path).pages == ["index.htm"]
