@@ -47,15 +47,10 @@ def build(bench: Path, sites: list[str], rebuild: bool) -> Path:
         shutil.rmtree(bench)
     if done.exists() and done.read_text(encoding="utf-8") == wanted:
         return cfg
-    bench.mkdir(parents=True, exist_ok=True)
-    body = "".join(f'\n[[site]]\nname = "{s}"\nlocal_path = "{SHARED / s}"\n' for s in sites)
-    cfg.write_text(f'[defaults]\ndata_dir = "{data}"\nextract_mode = "heuristic"\n{body}', encoding="utf-8")
-    env = {**os.environ, "PREFECT_HOME": tempfile.mkdtemp(prefix="siterag-bench-prefect-")}
-    print(f"building the index: siterag --config {cfg} run", flush=True)
-    t0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "siterag.cli", "--config", str(cfg), "run"], check=True, env=env,
-                   cwd=ROOT, stdout=subprocess.DEVNULL)
-    print(f"  built in {time.monotonic() - t0:.0f} s", flush=True)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from retrieval import archive_shared_sites
+
+    archive_shared_sites(cfg, data, sites)
     done.write_text(wanted, encoding="utf-8")
     return cfg
 

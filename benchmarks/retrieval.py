@@ -61,17 +61,22 @@ def build_corpus(bench: Path, rebuild: bool) -> Path:
         shutil.rmtree(data)
     if all((data / "corpus" / s).is_dir() for s in SITES):
         return data
-    bench.mkdir(parents=True, exist_ok=True)
-    cfg = bench / "shared-sites.toml"
-    sites = "".join(f'\n[[site]]\nname = "{s}"\nlocal_path = "{SHARED / s}"\n' for s in SITES)
-    cfg.write_text(f'[defaults]\ndata_dir = "{data}"\nextract_mode = "heuristic"\n{sites}', encoding="utf-8")
+    archive_shared_sites(bench / "shared-sites.toml", data, SITES)
+    return data
+
+
+def archive_shared_sites(cfg: Path, data: Path, sites: tuple[str, ...] | list[str]) -> None:
+    """Write a config of `../shared/sites` folders as local sites (heuristic, no LLM) and `siterag run` it into
+    `data`, with a Prefect home of its own."""
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f'\n[[site]]\nname = "{s}"\nlocal_path = "{SHARED / s}"\n' for s in sites)
+    cfg.write_text(f'[defaults]\ndata_dir = "{data}"\nextract_mode = "heuristic"\n{body}', encoding="utf-8")
     env = {**os.environ, "PREFECT_HOME": tempfile.mkdtemp(prefix="siterag-bench-prefect-")}
     print(f"building the corpus: siterag --config {cfg} run", flush=True)
     t0 = time.monotonic()
     subprocess.run([sys.executable, "-m", "siterag.cli", "--config", str(cfg), "run"], check=True, env=env,
                    cwd=ROOT, stdout=subprocess.DEVNULL)
-    print(f"  corpus built in {time.monotonic() - t0:.0f} s", flush=True)
-    return data
+    print(f"  built in {time.monotonic() - t0:.0f} s", flush=True)
 
 
 def build_index(bench: Path, data: Path, settings: IndexSettings) -> Path:

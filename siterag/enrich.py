@@ -21,7 +21,7 @@ from siterag.codehash import code_hash
 from siterag.config import SiteConfig
 from siterag.corpus import write_doc
 from siterag.keywords import PageTerms, page_terms, pick_tags, score_terms
-from siterag.layout import SiteLayout, atomic_write
+from siterag.layout import SiteLayout, atomic_write, read_saved
 from siterag.metadata import content_hash
 
 SUMMARY_CHARS = 200
@@ -279,11 +279,9 @@ def cached_summaries(layout: SiteLayout, docs: list[tuple[str, dict, str]],
 
     key = code_hash(keywords, sys.modules[__name__])
     path = layout.logs / CACHE_FILE
-    try:
-        cache = json.loads(path.read_text(encoding="utf-8"))
-        entries = cache["docs"] if cache.get("key") == key else {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        entries = {}
+    cache = read_saved(path)
+    entries = cache.get("docs") if cache.get("key") == key else {}
+    entries = entries if isinstance(entries, dict) else {}
     out, fresh = {}, {}
     for rel, _, body in docs:
         body_hash = content_hash(body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -34,6 +35,15 @@ class SiteLayout:
     @property
     def logs(self) -> Path:
         return self.data_dir / "logs" / self.site
+
+
+def read_saved(path: Path) -> dict:
+    """A JSON object an earlier run saved with atomic_write; {} when it is missing, unreadable or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:

@@ -17,7 +17,7 @@ from siterag.dates import dates_key, mark_entries
 from siterag.encoding import to_utf8
 from siterag.extract import extract_page, extraction_key
 from siterag.index import IndexedDoc
-from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file
+from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file, read_saved
 from siterag.llm import LLMClient
 from siterag.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.purge import is_binary, looks_like_html
@@ -138,19 +138,13 @@ def byte_duplicates(mirror: Path, pages: list[str]) -> dict[str, str]:
 
 def known_pages(normalized: Path) -> set[str]:
     """The pages of the last run (the normalize manifest's keys); empty before the first run."""
-    try:
-        return set(json.loads((normalized / MANIFEST).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return set()
+    return set(read_saved(normalized / MANIFEST))
 
 
 def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[str, dict]:
     """Write UTF-8 copies of the pages; return rel -> {encoding, method, declared, hash} (also saved)."""
     manifest_path = normalized / MANIFEST
-    try:
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        old = {}
+    old = read_saved(manifest_path)
     manifest: dict[str, dict] = {}
     for rel in pages:
         src = mirror / rel
@@ -313,10 +307,7 @@ def page_stats(layout: SiteLayout, outcomes: list[PageOutcome]) -> dict[str, dic
     """rel -> {"visible", "content"} for every page with a document: this run's figures for the pages extracted
     now, the last run's for the others (saved in logs/<site>/pages.json)."""
     path = layout.logs / PAGE_STATS
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        old = {}
+    old = read_saved(path)
     stats = {}
     for o in outcomes:
         if o.status in ("new", "changed"):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from siterag.blocks import Block, html_to_blocks, normalise
-from siterag.layout import atomic_write
+from siterag.layout import atomic_write, read_saved
 from siterag.sanitize import prepare_html
 
 MIN_FAMILIES = 3  # a line on pages of this many families is template: nobody writes a sentence three times
@@ -86,10 +86,7 @@ def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list
     pages; a page's list changes only when the template lines it holds change.
     """
     cache_path = normalized / UNITS_FILE
-    try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        cache = {}
+    cache = read_saved(cache_path)
     units: dict[str, PageUnits] = {}
     fresh: dict[str, dict] = {}
     for rel, info in sorted(manifest.items()):
