@@ -10,18 +10,18 @@ it does not?
 2. Questions: benchmarks/questions.jsonl — answerable ones (`relevant` lists the answering pages) and
    unanswerable ones (`"relevant": []`, kind "negative": off-topic, and near-topic questions about the shared
    sites' subjects that no page answers).
-3. For each question, the passages `ask` would give the model (siterag.ask.select_passages of the same
+3. For each question, the passages `ask` would give the model (siterag.search.ask.select_passages of the same
    passage-level search) and these signals: best passage cosine similarity (what MIN_SIMILARITY gates on),
    its margin over the mean cosine of all candidates, best BM25 and whether any passage has a full-text hit,
    and the largest share of the question's content tokens that one passage holds
-   (siterag.ask.question_term_share, what MIN_TERM_SHARE gates on).
+   (siterag.search.ask.question_term_share, what MIN_TERM_SHARE gates on).
 4. Separation per signal: ROC AUC (the chance that an answerable question scores above an unanswerable one;
    0.5 = no signal), and at thresholds: answerable kept %, unanswerable refused %.
 5. The rule for the gate: it runs before the model and no later check can bring back a question it refused,
    while an unanswerable question that passes still meets the model's `found` and the support checks. So each
    threshold (MIN_SIMILARITY, MIN_TERM_SHARE) is the highest, in steps of 0.05, that alone keeps KEEP (95%) of
    the answerable questions, and a question passes on either; the benchmark prints the rule's thresholds and
-   what they keep and refuse next to those siterag/ask.py uses.
+   what they keep and refuse next to those siterag/search/ask.py uses.
 6. --llm: `ask` on every question (k=5, gate included): how often the answerable ones get an answer citing an
    answering page, how often the unanswerable ones are refused, the refusal reasons and the support shares of
    the answers. The model's replies are kept in <bench>/ask-replies-*.jsonl by prompt: a rerun after changing
@@ -48,7 +48,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from retrieval import QUESTIONS, SHARED, build_corpus, build_index, load_questions  # noqa: E402
 
-from siterag.ask import (  # noqa: E402
+from siterag.config import LLMConfig  # noqa: E402
+from siterag.index.index import IndexSettings  # noqa: E402
+from siterag.llm.client import LLMClient  # noqa: E402
+from siterag.search.ask import (  # noqa: E402
     MIN_SIMILARITY,
     MIN_SUPPORT,
     MIN_TERM_SHARE,
@@ -56,10 +59,7 @@ from siterag.ask import (  # noqa: E402
     question_term_share,
     select_passages,
 )
-from siterag.config import LLMConfig  # noqa: E402
-from siterag.index import IndexSettings  # noqa: E402
-from siterag.llm import LLMClient  # noqa: E402
-from siterag.search_api import Searcher  # noqa: E402
+from siterag.search.search_api import Searcher  # noqa: E402
 
 KEEP = 0.95  # share of the answerable questions the gate must let through
 K = 5
@@ -104,7 +104,7 @@ def youden(pos: list[float], neg: list[float]) -> tuple[float, float]:
 
 
 def gate(row: dict, min_similarity: float, min_terms: float) -> bool:
-    """siterag.ask.passes_gate on the signals."""
+    """siterag.search.ask.passes_gate on the signals."""
     s = row["signals"]
     return s["best cosine"] >= min_similarity or s["question terms in a passage"] >= min_terms
 
@@ -137,7 +137,7 @@ def report_signals(rows: list[dict]) -> None:
     for label, c, t in ((f"best cosine >= {cos_t:.2f} (rule)", cos_t, math.inf),
                         (f"question terms >= {terms_t:.2f} (rule)", math.inf, terms_t),
                         (f"either (rule): MIN_SIMILARITY {cos_t:.2f}, MIN_TERM_SHARE {terms_t:.2f}", cos_t, terms_t),
-                        (f"siterag.ask now: MIN_SIMILARITY {MIN_SIMILARITY:.2f}, MIN_TERM_SHARE {MIN_TERM_SHARE:.2f}",
+                        (f"ask now: MIN_SIMILARITY {MIN_SIMILARITY:.2f}, MIN_TERM_SHARE {MIN_TERM_SHARE:.2f}",
                          MIN_SIMILARITY, MIN_TERM_SHARE)):
         kept = statistics.fmean(gate(r, c, t) for r in pos_rows)
         refused = statistics.fmean(not gate(r, c, t) for r in neg_rows)
@@ -178,13 +178,13 @@ class CachedClient(LLMClient):
 
 def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
     """`ask` end to end on every question, gate included: what a user would get."""
-    from siterag.llm import LLMError
+    from siterag.llm.client import LLMError
 
     proc = None
     if llm == "embedded":
         import socket
 
-        from siterag.llama_server import start_server
+        from siterag.llm.llama_server import start_server
 
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
@@ -221,7 +221,7 @@ def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
                   f"support {result.support}", flush=True)
     finally:
         if proc is not None:
-            from siterag.llama_server import stop_server
+            from siterag.llm.llama_server import stop_server
 
             stop_server(proc)
     print(f"\n`ask` end to end with {llm} ({time.monotonic() - t0:.0f} s):\n")

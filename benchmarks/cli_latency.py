@@ -6,11 +6,11 @@
 1. Index: `siterag --config <bench>/sites.toml run` over shared sites (default gyrobot + fontforge-ja, English
    and Japanese; heuristic extraction, no LLM: the real pipeline) into <bench>/data, default
    $TMPDIR/siterag-bench/cli-latency; reused once built (--rebuild redoes it).
-2. Two untimed runs warm the file cache and the embedder's model cache (siterag/embedding.py, _ModelCache).
+2. Two untimed runs warm the file cache and the embedder's model cache (siterag/index/embedding.py, _ModelCache).
 3. --runs timed runs of `siterag --config <bench>/sites.toml search QUERY -k 10` (the console script next to
    this Python, queries taken in turn from QUERIES), output discarded: median, p90, min, max of the wall time
    and the median CPU time (user + sys, less sensitive to other jobs on a shared machine than wall time).
-4. The imports alone (Python, siterag.search_api and lancedb with what it imports: numpy, pyarrow, pandas), run
+4. The imports alone (Python, siterag.search.search_api and lancedb with what it imports: numpy, pyarrow, pandas), run
    --runs / 4 times: the floor of any search with this stack.
 5. One more run under `python -X importtime`: the slowest imports (cumulative, as imported by siterag itself
    or its first-level dependencies), and whether Prefect, trafilatura or the pipeline were imported at all.
@@ -112,7 +112,7 @@ def main() -> int:
         wall, cpu = timed_run([*base, QUERIES[n % len(QUERIES)], "-k", "10"])
         walls.append(wall)
         cpus.append(cpu)
-    floor = [timed_run([sys.executable, "-c", "import siterag.search_api as s; s._index()"])
+    floor = [timed_run([sys.executable, "-c", "import siterag.search.search_api as s; s._index()"])
              for _ in range(max(3, args.runs // 4))]  # the imports alone: Python, numpy, pyarrow, pandas, lancedb
     load = os.getloadavg()
     print(f"`siterag search` ({' '.join(args.sites)}), {args.runs} runs on {os.cpu_count()} cores, load average "
@@ -120,7 +120,7 @@ def main() -> int:
     print(f"  wall: median {statistics.median(walls):.2f} s, p90 {pct(walls, 0.9):.2f} s, min {min(walls):.2f} s, "
           f"max {max(walls):.2f} s")
     print(f"  cpu (user + sys): median {statistics.median(cpus):.2f} s")
-    print(f"  of which the imports alone (python -c 'import siterag.search_api; lancedb'): wall median "
+    print(f"  of which the imports alone (python -c 'import siterag.search.search_api; lancedb'): wall median "
           f"{statistics.median(w for w, _ in floor):.2f} s, cpu median {statistics.median(c for _, c in floor):.2f} s")
     rows, seen = import_breakdown(cfg, args.top)
     print("slowest imports of one run (cumulative; python -X importtime):")

@@ -22,9 +22,9 @@ into a temp data dir — or, with --flow, the whole site is archived by
 Figures, per page and in all:
 * entries: date paragraphs in the page;
 * headings: entries whose date line is a heading of the corpus document (text equal but for spaces) whose date
-  (siterag.dates.entry_dates, as the chunker reads it) is the entry's date — the target is 100%;
+  (siterag.enrich.dates.entry_dates, as the chunker reads it) is the entry's date — the target is 100%;
 * extra: date headings of the document that are no entry of the page;
-* chunks: of the chunks (siterag.chunking.chunk_markdown, as the index cuts them) that lie in an entry (their
+* chunks: of the chunks (siterag.index.chunking.chunk_markdown, as the index cuts them) that lie in an entry (their
   longest line, 8+ characters, occurs in exactly one entry's text), the share whose date is that entry's date.
 """
 
@@ -48,13 +48,13 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from siterag.chunking import chunk_markdown, markdown_lines  # noqa: E402
 from siterag.config import SiteConfig  # noqa: E402
-from siterag.corpus import corpus_paths, read_doc  # noqa: E402
-from siterag.dates import entry_dates  # noqa: E402
+from siterag.enrich.corpus import corpus_paths, read_doc  # noqa: E402
+from siterag.enrich.dates import entry_dates  # noqa: E402
+from siterag.extract.template import folder_template  # noqa: E402
+from siterag.index.chunking import chunk_markdown, markdown_lines  # noqa: E402
 from siterag.layout import SiteLayout  # noqa: E402
 from siterag.pipeline import normalize_pages, process_page  # noqa: E402
-from siterag.template import folder_template  # noqa: E402
 
 SHARED = Path(os.environ.get("SITERAG_SHARED", ROOT.parent / "shared")) / "sites"
 SITE = "nanatsumori"

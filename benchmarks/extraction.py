@@ -32,13 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 import trafilatura  # noqa: E402
 
-from siterag.blocks import html_to_blocks, parse_html  # noqa: E402
 from siterag.config import LLMConfig  # noqa: E402
-from siterag.encoding import to_utf8  # noqa: E402
-from siterag.extract import estimate_tokens, extract_page  # noqa: E402
-from siterag.heuristics import readability_text  # noqa: E402
-from siterag.llm import DEFAULT_STOP, LLMClient, LLMError  # noqa: E402
-from siterag.template import folder_template  # noqa: E402
+from siterag.extract.blocks import html_to_blocks, parse_html  # noqa: E402
+from siterag.extract.extract import estimate_tokens, extract_page  # noqa: E402
+from siterag.extract.heuristics import readability_text  # noqa: E402
+from siterag.extract.template import folder_template  # noqa: E402
+from siterag.llm.client import DEFAULT_STOP, LLMClient, LLMError  # noqa: E402
+from siterag.normalize.encoding import to_utf8  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 MODES = ("all-visible", "trafilatura", "trafilatura-precision", "readability", "heuristic", "hybrid", "llm", "retype")
@@ -54,7 +54,7 @@ class Page:
     id: str
     html: str  # UTF-8 text
     truth: str
-    template: frozenset[str] = frozenset()  # keys of the site's template lines on this page (siterag.template)
+    template: frozenset[str] = frozenset()  # keys of the site's template lines on this page (siterag.extract.template)
 
 
 @dataclass
@@ -281,7 +281,7 @@ def same_pages_rows(score, datasets: list[Dataset], rows: list[dict], out: Path)
 
 
 def start_llm(args: argparse.Namespace) -> tuple[LLMClient, object | None]:
-    from siterag.llama_server import start_server, stop_server
+    from siterag.llm.llama_server import start_server, stop_server
 
     proc = None
     url = args.llm_url

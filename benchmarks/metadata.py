@@ -36,13 +36,10 @@ import random  # noqa: E402
 import tempfile  # noqa: E402
 
 from siterag.config import SiteConfig  # noqa: E402
-from siterag.corpus import corpus_paths  # noqa: E402
-from siterag.dates import content_date, date_from_name  # noqa: E402
-from siterag.enrich import enrich_site, summary_is_exact  # noqa: E402
-from siterag.extract import extract_page  # noqa: E402
-from siterag.layout import SiteLayout  # noqa: E402
-from siterag.llm import LLMError  # noqa: E402
-from siterag.metadata import (  # noqa: E402
+from siterag.enrich.corpus import corpus_paths  # noqa: E402
+from siterag.enrich.dates import content_date, date_from_name  # noqa: E402
+from siterag.enrich.enrich import enrich_site, summary_is_exact  # noqa: E402
+from siterag.enrich.metadata import (  # noqa: E402
     MAX_SUMMARY_SENTENCES,
     METADATA_PROMPT,
     METADATA_SCHEMA,
@@ -54,6 +51,9 @@ from siterag.metadata import (  # noqa: E402
     sentences,
     tags_in_language,
 )
+from siterag.extract.extract import extract_page  # noqa: E402
+from siterag.layout import SiteLayout  # noqa: E402
+from siterag.llm.client import LLMError  # noqa: E402
 
 
 def checks(answer: dict, title: str, markdown: str) -> dict[str, bool]:
@@ -72,9 +72,9 @@ def build_site(name: str, source: Path, data: Path) -> tuple[SiteLayout, dict]:
     """The flow's page work for one local-folder site (no Prefect, no index): copy, purge + normalize, site
     template, extract, then the enrich site pass over the new documents. Returns the layout and the pass's
     counts."""
-    from siterag.mirror import copy_local
+    from siterag.acquire.mirror import copy_local
+    from siterag.extract.template import site_template
     from siterag.pipeline import normalize_pages, process_batch, select_pages
-    from siterag.template import site_template
 
     site = SiteConfig(name=name, local_path=str(source), extract_mode="heuristic")
     layout = SiteLayout(data, name)

@@ -126,7 +126,7 @@ def task_seconds(flow_run_id) -> Counter:  # noqa: ANN001
 
 def run_all(name: str, cfg_path: Path, site_names: list[str], embedder: CountingEmbedder) -> RunFigures:
     from flows.site import site_flow
-    from siterag.llm_clients import total_llm_calls
+    from siterag.llm.clients import total_llm_calls
 
     figures = RunFigures(name)
     calls0, texts0, llm0 = embedder.calls, embedder.texts, total_llm_calls()
@@ -173,7 +173,7 @@ def change_one_page(work: Path, site: str, source: str, rows: list[dict]) -> tup
 
 def corpus_fields(data: Path, site: str, name: str = "processed_at") -> dict[str, str]:
     """One front matter field of every document of a site."""
-    from siterag.corpus import read_doc
+    from siterag.enrich.corpus import read_doc
 
     out = {}
     for path in sorted((data / "corpus" / site).rglob("*.md")):
@@ -237,9 +237,9 @@ def main() -> int:
 def bench(work: Path, cfg_path: Path, site_names: list[str], args: argparse.Namespace) -> int:
     from prefect import flow
 
-    from siterag import embedding
     from siterag.config import load_config
-    from siterag.llm_clients import ensure_embedded
+    from siterag.index import embedding
+    from siterag.llm.clients import ensure_embedded
 
     cfg = load_config(cfg_path)
     t0 = time.perf_counter()

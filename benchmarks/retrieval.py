@@ -36,8 +36,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from siterag.embedding import get_embedder  # noqa: E402
-from siterag.index import (  # noqa: E402
+from siterag.index.embedding import get_embedder  # noqa: E402
+from siterag.index.index import (  # noqa: E402
     CHUNKS,
     DOCS,
     IndexSettings,
@@ -48,7 +48,7 @@ from siterag.index import (  # noqa: E402
 )
 from siterag.layout import SiteLayout  # noqa: E402
 from siterag.pipeline import indexed_docs  # noqa: E402
-from siterag.search_api import Searcher, fuse  # noqa: E402
+from siterag.search.search_api import Searcher, fuse  # noqa: E402
 
 SITES = ("fontforge-ja", "crest-digitalcity", "gyrobot")
 SHARED = Path(os.environ.get("SITERAG_SHARED", ROOT.parent / "shared")) / "sites"

@@ -130,7 +130,7 @@ def scale_runs(work: Path, url: str, pages: int, workers: list[int], batch: int,
 
 def llm_runs(work: Path, n: int) -> dict:
     """Hybrid + LLM metadata over n pages: one llama-server (2 threads) vs two endpoints (1 thread each)."""
-    from siterag.llama_server import start_server, stop_server
+    from siterag.llm.llama_server import start_server, stop_server
 
     pages = work / "llm-site"
     html = sorted(p for p in SHARED_SITES.rglob("*") if p.suffix.lower() in HTML and p.stat().st_size > 3000)

@@ -26,12 +26,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from extraction import visible_text  # noqa: E402
 
-from siterag.blocks import normalise  # noqa: E402
 from siterag.config import SiteConfig  # noqa: E402
-from siterag.corpus import corpus_paths, read_doc  # noqa: E402
+from siterag.enrich.corpus import corpus_paths, read_doc  # noqa: E402
+from siterag.extract.blocks import normalise  # noqa: E402
+from siterag.extract.template import site_template  # noqa: E402
 from siterag.layout import SiteLayout  # noqa: E402
 from siterag.pipeline import normalize_pages, process_batch, select_pages  # noqa: E402
-from siterag.template import site_template  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "sites"
 SITES = ("crest-digitalcity", "fontforge-ja", "gyrobot", "nanatsumori")

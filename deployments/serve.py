@@ -10,7 +10,7 @@ from prefect.settings import get_current_settings
 
 from flows.site import site_flow
 from siterag.config import load_config
-from siterag.llm_limit import ensure_llm_limit
+from siterag.llm.limit import ensure_llm_limit
 
 
 def site_deployments(config_path: str | Path) -> list:

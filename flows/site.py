@@ -14,10 +14,10 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
 from siterag import progress as shown_progress
 from siterag.config import load_config
-from siterag.corpus import corpus_paths
+from siterag.enrich.corpus import corpus_paths
 from siterag.layout import SiteLayout, sweep_temp_files
-from siterag.llm_clients import ensure_embedded
-from siterag.llm_limit import ensure_llm_limit
+from siterag.llm.clients import ensure_embedded
+from siterag.llm.limit import ensure_llm_limit
 from tasks import (
     enrich_site_task,
     extract_batch_task,

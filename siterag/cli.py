@@ -70,10 +70,10 @@ class _CtrlC:
 
 def _site_failure(data_dir: Path, name: str, exc: Exception) -> str:
     """One line saying why a site's run failed; an unexpected error's traceback goes to logs/<site>/failure.log."""
+    from siterag.acquire.mirror import MirrorError, shown_path
     from siterag.config import ConfigError
-    from siterag.llama_server import ServerError
-    from siterag.llm import LLMError
-    from siterag.mirror import MirrorError, shown_path
+    from siterag.llm.client import LLMError
+    from siterag.llm.llama_server import ServerError
 
     if isinstance(exc, (ConfigError, MirrorError, ServerError, LLMError, OSError)):
         return str(exc)
@@ -155,7 +155,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     # Only what a search needs is imported (no Prefect, no pipeline; lancedb once the arguments are checked):
     # benchmarks/cli_latency.py measures the start-up.
     from siterag.config import load_config
-    from siterag.search_api import NOTHING_TO_SEARCH, check_dates, has_terms
+    from siterag.search.search_api import NOTHING_TO_SEARCH, check_dates, has_terms
 
     if not has_terms(args.query):
         return _fail(NOTHING_TO_SEARCH)
@@ -172,7 +172,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         known = [s.name for s in cfg.sites]
     else:
         where, known = Path(args.data_dir), None
-    from siterag.search_api import Searcher, search, terminal_marks
+    from siterag.search.search_api import Searcher, search, terminal_marks
 
     if args.site and known is None:  # no config: the sites are the index's
         known = Searcher(where).sites()
@@ -194,11 +194,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from siterag.ask import ask, format_answer
     from siterag.config import load_config
-    from siterag.llm import LLMClient, LLMError
-    from siterag.llm_clients import ensure_embedded
-    from siterag.search_api import Searcher
+    from siterag.llm.client import LLMClient, LLMError
+    from siterag.llm.clients import ensure_embedded
+    from siterag.search.ask import ask, format_answer
+    from siterag.search.search_api import Searcher
 
     cfg = load_config(args.config)
     if not cfg.llm.enabled:
@@ -219,7 +219,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from siterag.config import load_config
-    from siterag.index import site_counts
+    from siterag.index.index import site_counts
     from siterag.prefect_status import last_runs
 
     cfg = load_config(args.config)
@@ -248,8 +248,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from siterag.config import load_config
-    from siterag.embedding import get_embedder
-    from siterag.index import rebuild_site
+    from siterag.index.embedding import get_embedder
+    from siterag.index.index import rebuild_site
     from siterag.layout import SiteLayout
     from siterag.pipeline import indexed_docs
 
@@ -364,9 +364,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     given = hasattr(args, "config")
     args.config = getattr(args, "config", DEFAULT_CONFIG)
+    from siterag.acquire.mirror import MirrorError
     from siterag.config import ConfigError, load_config
-    from siterag.llama_server import ServerError
-    from siterag.mirror import MirrorError
+    from siterag.llm.llama_server import ServerError
 
     try:
         # Every config mistake is one line before any work starts. Only `search` without --config and

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from siterag.store import REMOTE_SCHEMES, IndexStore
+from siterag.index.store import REMOTE_SCHEMES, IndexStore
 
 EXTRACT_MODES = ("llm", "heuristic", "hybrid")
 TASK_RUNNERS = ("thread", "dask")
@@ -28,7 +28,7 @@ class LLMConfig:
     """An OpenAI-compatible chat endpoint (llama.cpp's llama-server by default)."""
 
     base_url: str = ""  # e.g. http://127.0.0.1:8080/v1 ; "" = no LLM
-    base_urls: tuple[str, ...] = ()  # several endpoints: requests spread over them (siterag/llm_pool.py)
+    base_urls: tuple[str, ...] = ()  # several endpoints: requests spread over them (siterag/llm/pool.py)
     model: str = "local"
     embedded: bool = False  # start llama-server with the packaged Gemma 3 270M ourselves
     embedded_port: int = 8089

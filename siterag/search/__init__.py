@@ -1,0 +1,1 @@
+"""Hybrid search over the index and `ask`, an answer that cites its pages."""

@@ -1,0 +1,351 @@
+"""Dates of pages and diary entries: names, date lines, entry headings, the pipeline's front matter."""
+
+import re
+from datetime import date
+
+import lxml.html
+import pytest
+
+from siterag.enrich.dates import (
+    YearContext,
+    content_date,
+    date_from_name,
+    entry_dates,
+    is_date_line,
+    mark_entries,
+    parse_date_line,
+)
+from siterag.enrich.metadata import date_from_path
+from tests.conftest import SHARED_SITES
+
+NANATSUMORI = SHARED_SITES / "nanatsumori"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("diary/2009-05-20.html", "2009-05-20"),
+    ("log/20090520.htm", "2009-05-20"),
+    ("2009/05/20/index.html", "2009-05-20"),
+    ("blog/2009-05/entry.html", "2009-05"),
+    ("conferences/200110_dckm/a.html", "2001-10"),
+    ("live20150725.htm", "2015-07-25"),
+    ("pic2004062001.htm", "2004-06-20"),  # YYYYMMDD + serial
+    ("nikki0107.htm", "2001-07"),  # YYMM
+    ("nikki9912.htm", "1999-12"),
+    ("010731.htm", "2001-07-31"),  # YYMMDD
+    ("log200107.html", "2001-07"),  # YYYYMM before YYMMDD
+    ("diary/diary-tsurezure2003-1-6.htm", "2003-01"),  # a month range: its first month
+    ("diary/diary-tsurezure2003-7-12.htm", "2003-07"),
+    ("diary/diary-tsurezure2001.1-4.htm", "2001-01"),
+    ("diary/diary-tsurezure2002-1.htm", "2002-01"),
+    ("diary/diary-shzen2000.10.htm", "2000-10"),
+    ("diary/diary-tsurezure2005.htm", "2005"),  # a year alone
+    ("shisaku-shizen/okukinu2003.htm", "2003"),
+    ("a/2003-10-12.htm", "2003-10-12"),  # two-digit first month: a day, not a range
+    ("a/2003-6-1.htm", "2003-06-01"),  # N < M: a day
+])
+def test_dates_in_names(path, expected):
+    assert date_from_name(path) == expected
+    assert date_from_path(path) == expected  # the old name still works
+
+
+@pytest.mark.parametrize("path", [
+    "index.html", "logo110.gif", "logo1107.htm", "image11.jpg", "image0107.htm", "P01-S200.jpg", "P0107.htm",
+    "DSC0107.htm", "daihon/daihon-akatoao1.htm", "x/20091399.html", "nikki5012.htm",  # 2050-12: not yet
+    "a/1985-05-20.htm", f"a/{date.today().year + 1}0101.htm", "bbs/123456.html", "page1-2.htm",
+])
+def test_no_dates_from_part_numbers_or_implausible_years(path):
+    assert date_from_name(path) is None
+
+
+@pytest.mark.parametrize(("line", "iso", "month_day"), [
+    ("2003.6.29(日)", "2003-06-29", (6, 29)),
+    ("2003.12.28(日)～2003.12.30(火)", "2003-12-28", (12, 28)),  # a range: its start
+    ("2005.10.2(日)②", "2005-10-02", (10, 2)),
+    ("2005.9.27（火） ②", "2005-09-27", (9, 27)),
+    ("■2003/05/20", "2003-05-20", (5, 20)),
+    ("2001年12月9日(日)", "2001-12-09", (12, 9)),
+    ("２００１年１２月９日（日）", "2001-12-09", (12, 9)),
+    ("2000.10.7（土）　杉戸町古利根川～春日部内牧公園", "2000-10-07", (10, 7)),
+    ("**2003.6.29(日)**  ", "2003-06-29", (6, 29)),
+    ("### 2004.9.19日(日)～2004.9.20(月)", "2004-09-19", (9, 19)),
+    ("2003.8.8.(金)", "2003-08-08", (8, 8)),
+    ("2001.1019(金)", "2001-10-19", (10, 19)),  # glued month+day: one split is a date
+    ("2002.630(日)", "2002-06-30", (6, 30)),
+    ("平成15年6月29日", "2003-06-29", (6, 29)),
+    ("July 31, 2003", "2003-07-31", (7, 31)),
+    ("Sunday, July 31, 2005", "2005-07-31", (7, 31)),
+    ("31 July 2003", "2003-07-31", (7, 31)),
+    ("7月31日", None, (7, 31)),
+    ("7/31(土) 晴れ", None, (7, 31)),
+    ("Jul. 31", None, (7, 31)),
+])
+def test_date_lines(line, iso, month_day):
+    found = parse_date_line(line)
+    assert found is not None and found.date == iso and (found.month, found.day) == month_day
+    assert is_date_line(line)
+
+
+@pytest.mark.parametrize("line", [
+    "7月31日に公演します。",  # a sentence that starts with a date
+    "2003年6月29日、劇を見に行った。とても面白かった。",
+    "2003.6.29 " + "長い本文がここから続いていて日付の後にあるのは見出しではなく文章そのものである" * 2,
+    "2002.111(日)",  # 1/11 or 11/1: left undated
+    "1/2 の確率",  # a fraction: M/D only before a weekday
+    "03.6.29(日)",  # two-digit years are not read in text
+    "1985.6.29(日)",  # before personal web pages
+    "今日は 2003.6.29",  # a date not at the start
+    "５月８日（土）～９日（日）の那須・塩原方面への旅。",  # a sentence after a range
+    "５月８日（土）～９日（日）の二日間、那須・塩原方面に妻と旅に出かけた。",
+])
+def test_not_date_lines(line):
+    assert not is_date_line(line)
+
+
+def test_month_day_dates_take_the_year_from_before_and_follow_the_page_order_across_new_year():
+    newest_first = "## 2004.1.2(金)\n\n## 1月1日\n\n## 12月31日\n\n## 12月30日\n"
+    assert list(entry_dates(newest_first).values()) == ["2004-01-02", "2004-01-01", "2003-12-31", "2003-12-30"]
+    oldest_first = "## 2003.12.30(火)\n\n## 12月31日\n\n## 1月1日\n"
+    assert list(entry_dates(oldest_first).values()) == ["2003-12-30", "2003-12-31", "2004-01-01"]
+    assert list(entry_dates("## 7月31日\n\n## 7月30日\n", "2001-07").values()) == ["2001-07-31", "2001-07-30"]
+    assert list(entry_dates("## 7月31日\n\n## 7月30日\n").values()) == [None, None]  # no year anywhere
+    assert list(entry_dates("# 2003年の日記\n\n## 7月31日\n", "1999").values()) == ["2003-07-31"]
+    # a full-date paragraph line moves the year; a sentence that starts with a date does not
+    body = "2001.5.1(火)\n\n## 7月31日\n\n2003年5月3日に上演した劇の話。\n\n## 7月30日\n"
+    assert list(entry_dates(body).values()) == ["2001-07-31", "2001-07-30"]
+    context = YearContext(2003)
+    assert context.resolve(parse_date_line("2月29日")) is None  # 2003 has no Feb 29
+    assert context.resolve(parse_date_line("2004.2.29")) == "2004-02-29"
+
+
+DIARY = """# 徒然なるままに
+
+[目次](mokuji.htm)
+
+2003.6.30(月)
+
+良寛からつながること
+
+読売新聞夕刊のよみうり寸評に良寛について書かれていた。
+
+**2003.6.29(日)**{BR}『さくら』をみて{BR}NHKの朝の連続ドラマの続編。
+
+- 2003.6.28(土) 箇条書きの日付は見出しにしない
+- 2003.6.27(金)
+
+| 日付 | 場所 |
+|---|---|
+| 2003.6.1 | 表の日付 |
+
+[2003.6.20(金)](#a) [2003.6.19(木)](#b)
+
+2003年6月3日、雨の中を歩いた。長い文章はそのまま本文として残す。
+
+6月2日(月)②
+
+短い日。
+
+2002.630(日)
+
+誤記の日付。
+
+2002.111(日)
+
+読めない日付。
+""".replace("{BR}", "  \n")
+
+
+def test_mark_entries_turns_paragraph_date_lines_into_headings_below_the_page_heading():
+    found = mark_entries(DIARY, "2003-01")
+    lines = found.markdown.splitlines()
+    headings = [ln for ln in lines if ln.startswith("#")]
+    assert headings == ["# 徒然なるままに", "## 2003.6.30(月)", "## 2003.6.29(日)", "## 6月2日(月)②",
+                        "## 2002.630(日)"]
+    assert found.dates == ["2003-06-30", "2003-06-29", "2003-06-02", "2002-06-30"]
+    assert [lines[e.line] for e in found.entries] == headings[1:]
+    assert found.date == "2003-06-30" and found.date_from == "entry"
+    # the rest of a paragraph that starts with a date line stays, as its own paragraph after the heading
+    at = lines.index("## 2003.6.29(日)")
+    assert lines[at + 1: at + 4] == ["", "『さくら』をみて  ", "NHKの朝の連続ドラマの続編。"]
+    # lists, tables, link lists, sentences and unreadable dates are left as they were
+    for kept in ("- 2003.6.28(土) 箇条書きの日付は見出しにしない", "| 2003.6.1 | 表の日付 |",
+                 "[2003.6.20(金)](#a) [2003.6.19(木)](#b)",
+                 "2003年6月3日、雨の中を歩いた。長い文章はそのまま本文として残す。", "2002.111(日)"):
+        assert kept in lines
+    # the text of the page is unchanged but for the heading marks, emphasis and blank lines
+    def words(md):
+        return re.sub(r"[#*\s]", "", md)
+
+    assert words(found.markdown) == words(DIARY)
+    assert mark_entries(found.markdown, "2003-01").markdown == found.markdown  # marking twice changes nothing
+
+
+def test_entry_level_follows_the_last_heading_before_the_first_entry():
+    body = "2003.6.30(月)\n\n本文一。\n\n2003.6.29(日)\n\n本文二。\n"
+    assert mark_entries(body).markdown.startswith("## 2003.6.30(月)\n\n本文一。")  # no heading: ##
+    nested = "# サイト\n\n## 日記\n\n" + body
+    assert "\n### 2003.6.29(日)\n" in mark_entries(nested).markdown
+    existing = "# 日記\n\n### 7月31日\n\n暑い。\n\n7月30日\n\n雨。\n"  # a date heading counts, kept as it is
+    found = mark_entries(existing, "2001")
+    assert found.markdown == "# 日記\n\n### 7月31日\n\n暑い。\n\n### 7月30日\n\n雨。\n"  # at their level
+    assert found.dates == ["2001-07-31", "2001-07-30"]
+
+
+def test_one_date_line_is_not_a_diary_and_the_date_falls_back_to_name_then_content():
+    one = "# お知らせ\n\n2003.6.30(月)\n\n公演のお知らせです。\n"
+    found = mark_entries(one, "2003-06")
+    assert found.markdown == one and found.entries == [] and (found.date, found.date_from) == ("2003-06", "name")
+    assert (mark_entries(one).date, mark_entries(one).date_from) == ("2003-06-30", "content")
+    late = "# t\n\n" + "\n\n".join(f"段落{i}。" for i in range(25)) + "\n\n2003.6.30(月)\n"
+    assert mark_entries(late).date is None and content_date(late, 40) == "2003-06-30"
+    assert mark_entries("# t\n\n本文。\n").date_from is None
+    dated_list = "2003.6.30 更新\n2003.6.20 更新\n\n本文。\n\n2003.5.1 更新\n2003.4.1 更新\n"
+    assert mark_entries(dated_list).entries == []  # an update log (date lines in a row) is not a diary
+
+
+# ---- the real diary pages of nanatsumori --------------------------------------------------------------------
+
+# 2003.6.29 | 2004.1231 and 2002.630 (author's typos, the month glued to the day) | 2001年12月9日
+_TRUTH_RE = re.compile(r"^(\d{4})(?:\.(\d{1,2})\.(\d{1,2})|\.(\d{1,2})(\d\d)(?=\()|年(\d{1,2})月(\d{1,2})日)")
+
+
+def _paragraph_markdown(html_bytes: bytes) -> tuple[str, list[tuple[str, str]]]:
+    """A page as plain paragraphs (one per <p>, <br> as hard breaks), with its entry date paragraphs
+    (class border1/2/3 starting with a date) and their dates read by a regex of this test's own."""
+    root = lxml.html.fromstring(html_bytes.decode("cp932"))
+    for br in root.iter("br"):
+        br.tail = "\n" + (br.tail or "")
+    paragraphs, truth = [], []
+    for p in root.iter("p"):
+        lines = [" ".join(ln.split()) for ln in p.text_content().split("\n")]
+        text = "  \n".join(ln for ln in lines if ln)
+        if not text:
+            continue
+        paragraphs.append(text)
+        match = _TRUTH_RE.match(text)
+        if (p.get("class") or "").lower() in ("border1", "border2", "border3") and match:
+            y, m, d = (int(g) for g in match.groups() if g)
+            truth.append((text, date(y, m, d).isoformat()))
+    return "\n\n".join(paragraphs) + "\n", truth
+
+
+@pytest.mark.parametrize("name", ["diary-tsurezure2003-1-6.htm", "diary-tsurezure2000.htm",
+                                  "diary-tsurezure2004-1-6.htm", "diary-shzen2000.10.htm", "diary-shzen2000.11.htm"])
+def test_entries_of_the_real_diary_pages(name):
+    page = NANATSUMORI / "diary" / name
+    if not page.is_file():
+        pytest.skip("../shared/sites/nanatsumori is absent")
+    markdown, truth = _paragraph_markdown(page.read_bytes())
+    found = mark_entries(markdown, date_from_name(f"diary/{name}"))
+    got = [(e.heading, e.date) for e in found.entries]
+    assert len(truth) > 15
+    assert set(truth) <= set(got)  # every dated entry paragraph became a heading with its date
+    # Other headings: the days of a trip inside an entry (`８月２6日(火) 本白根～万座温泉`) and photo dates in
+    # an album, all dated within the page's span.
+    extra = [g for g in got if g not in truth]
+    dates = sorted(d for _, d in truth)
+    assert len(extra) <= 0.05 * len(truth) and all(dates[0] <= d <= dates[-1] for _, d in extra)
+    assert found.date == truth[0][1] and found.date_from == "entry"
+
+
+def test_the_diary_with_typos_keeps_every_readable_entry():
+    page = NANATSUMORI / "diary" / "diary-tsurezure2003-7-12.htm"
+    if not page.is_file():
+        pytest.skip("../shared/sites/nanatsumori is absent")
+    markdown, truth = _paragraph_markdown(page.read_bytes())
+    found = mark_entries(markdown, "2003-07")
+    by_heading = {e.heading: e.date for e in found.entries}
+    assert by_heading["2003.12.28(日)～2003.12.30(火)"] == "2003-12-28"
+    assert by_heading["2003.8.8.(金)"] == "2003-08-08"
+    assert "あ2003.8.11(月)" not in by_heading  # a stray character before the date: not a date line
+    assert by_heading["８月２6日(火) 本白根～万座温泉～芳ヶ平"] == "2003-08-26"  # a day of a trip in an entry
+    assert set(truth) <= {(e.heading, e.date) for e in found.entries}
+
+
+# ---- the pipeline: corpus body and front matter ------------------------------------------------------------
+
+def test_process_page_writes_entry_headings_and_the_date_with_its_source(tmp_path):
+    from siterag.config import SiteConfig
+    from siterag.enrich.corpus import read_doc
+    from siterag.enrich.metadata import content_hash
+    from siterag.layout import SiteLayout
+    from siterag.pipeline import process_page
+
+    body = "".join(f"<p>2003.6.{d}(日)<br>{d}日の日記です。" + "今日は庭の花を見て過ごした。" * 8 + "</p>"
+                   for d in (29, 28, 27))
+    pages = {"diary/nikki0306.htm": f"<html><head><title>日記</title></head><body><h1>日記</h1>{body}</body></html>",
+             "about/nikki0306.htm": "<html><head><title>私</title></head><body><h1>私について</h1><p>"
+                                    + "自己紹介の文章です。" * 20 + "</p></body></html>",
+             "about/me.htm": "<html><head><title>私</title></head><body><h1>私について</h1><p>2001.5.3(木)<br>"
+                             + "自己紹介の文章です。" * 20 + "</p></body></html>"}
+    layout = SiteLayout(tmp_path / "data", "s")
+    site = SiteConfig(name="s", local_path=str(tmp_path / "src"))
+    fields = {}
+    for rel, html in pages.items():
+        (layout.normalized / rel).parent.mkdir(parents=True, exist_ok=True)
+        (layout.normalized / rel).write_text(html, encoding="utf-8")
+        corpus_rel = rel.replace(".htm", ".md")
+        process_page(layout, site, rel, corpus_rel, {"hash": content_hash(html), "encoding": "utf-8"}, None, False, "")
+        fields[rel], text = read_doc(layout.corpus / corpus_rel)
+        if rel.startswith("diary"):
+            assert [ln for ln in text.splitlines() if ln.startswith("#")] == \
+                ["# 日記", "## 2003.6.29(日)", "## 2003.6.28(日)", "## 2003.6.27(日)"]
+    got = {rel: (f["date"], f["date_from"]) for rel, f in fields.items()}
+    assert got == {"diary/nikki0306.htm": ("2003-06-29", "entry"), "about/nikki0306.htm": ("2003-06", "name"),
+                   "about/me.htm": ("2001-05-03", "content")}
+
+
+# ---- the index: chunk dates and --since/--until on entries --------------------------------------------------
+
+NIKKI = """# 日記
+
+2003.6.30(月)
+
+学校の帰りに公園で夕焼けを見た。空が赤く染まってとてもきれいだった。
+
+2003.3.15(土)
+
+駅前の新しいラーメン屋で味噌ラーメンを食べた。スープが濃くておいしかった。
+
+2003.1.2(木)
+
+初詣に行った。神社はとても混んでいて、おみくじは大吉だった。
+"""
+
+
+def test_search_since_until_find_a_diary_entry_by_its_own_date(tmp_path):
+    from siterag.index.embedding import get_embedder
+    from siterag.index.index import IndexedDoc, IndexSettings, open_tables, sync_site
+    from siterag.search.search_api import search
+
+    emb = get_embedder("use-multilingual-v3")
+    marked = mark_entries(NIKKI, "2003-01")
+    assert marked.date == "2003-06-30"
+
+    def doc(date_, h="v1"):
+        return IndexedDoc(doc_id="s/nikki.md", site="s", path="nikki.htm", source="", title="日記", category="",
+                          tags=[], date=date_, summary="", content_hash=h, body=marked.markdown)
+
+    db = tmp_path / "lancedb"
+    sync_site(db, "s", [doc(marked.date)], emb)
+    _, chunks = open_tables(db, emb.dim)
+    rows = {r["heading"]: r["date"] for r in chunks.search().select(["heading", "date"]).limit(None).to_list()}
+    assert rows == {"日記 > 2003.6.30(月)": "2003-06-30", "日記 > 2003.3.15(土)": "2003-03-15",
+                    "日記 > 2003.1.2(木)": "2003-01-02"}
+    for group in (True, False):
+        hits = search("ラーメン", tmp_path, since="2003-03", until="2003-03", group=group)
+        assert [(h.doc_id, h.date, h.heading) for h in hits] == [("s/nikki.md", "2003-03-15", "日記 > 2003.3.15(土)")]
+        assert "味噌ラーメン" in hits[0].text
+        # the page's own date (2003-06-30) is outside the range, its entry of January is not
+        assert {h.date for h in search("初詣", tmp_path, until="2003-01", group=group)} == {"2003-01-02"}
+        assert search("ラーメン", tmp_path, since="2003-04", until="2003-05", group=group) == []
+    # A page whose date changed is rewritten though its body did not; rows written before chunks had dates of
+    # their own ("hash:key", the document's date on every chunk) are rewritten once.
+    assert sync_site(db, "s", [doc(marked.date)], emb).upserted == []
+    assert sync_site(db, "s", [doc("2003-07-01")], emb).upserted == ["s/nikki.md"]
+    docs_table, chunks = open_tables(db, emb.dim)
+    for table in (docs_table, chunks):
+        table.update(where="site = 's'", values={"content_hash": f"v1:{IndexSettings().key()}", "date": "2003-07-01"})
+    assert sync_site(db, "s", [doc("2003-07-01")], emb).upserted == ["s/nikki.md"]
+    _, chunks = open_tables(db, emb.dim)
+    assert {r["date"] for r in chunks.search().select(["date"]).limit(None).to_list()} == \
+        {"2003-06-30", "2003-03-15", "2003-01-02"}

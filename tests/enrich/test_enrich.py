@@ -1,0 +1,208 @@
+"""Machine metadata (siterag.enrich.keywords, .enrich): real Sudachi, the real USE embedder, the real site flow."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from siterag.config import ConfigError, load_config
+from siterag.enrich.corpus import read_doc, write_doc
+from siterag.enrich.enrich import (
+    SUMMARY_CHARS,
+    TOP_CATEGORY,
+    choose_summary,
+    enrich_site,
+    family,
+    nearest_categories,
+    page_sentences,
+    structure_categories,
+    summary_source,
+)
+from siterag.enrich.keywords import english_terms, japanese_terms, page_terms, pick_tags
+from siterag.layout import SiteLayout
+from tests.conftest import EXAMPLE_SITE, write_config
+
+MENU = ("[ホーム](index.html) | [日記](diary.html) | [リンク](links.html)\n\n"
+        "七つの森の小さな劇団のホームページです。\n\n")
+PAGES = {
+    "tea.md": "# 宇治茶の話\n\n宇治茶は京都府南部で作られるお茶です。宇治茶の歴史は鎌倉時代にさかのぼります。"
+              "玉露と抹茶も宇治茶の仲間です。\n\n宇治茶を淹れるときは湯の温度に気をつけます。",
+    "play.md": "# 夏休みの脚本\n\n登場人物は太郎と花子です。舞台は小学校の教室で、夏休みの最終日の物語です。"
+               "太郎は宿題の絵日記を忘れていました。\n\n花子は太郎に絵日記の書き方を教えます。",
+    "robot.md": "# ロボット大会\n\nロボットコンテストに出場しました。ジャイロセンサーで倒立するロボットを作りました。"
+                "ロボットの重さは二キロです。\n\nジャイロセンサーの調整に三週間かかりました。",
+    "trip.md": "# 遠足\n\n秋の遠足で嵐山に行きました。渡月橋から保津川の川下りを見ました。嵐山の紅葉がきれいでした。",
+}
+
+
+def make_site(tmp_path: Path, pages: dict[str, str], menu: str = MENU) -> SiteLayout:
+    layout = SiteLayout(tmp_path / "data", "s")
+    for rel, body in pages.items():
+        write_doc(layout.corpus / rel, menu + body, {"title": body.splitlines()[0].lstrip("# "), "category": "",
+                                                     "tags": [], "summary": "", "site": "s",
+                                                     "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
+    return layout
+
+
+def site_config(**kw):  # noqa: ANN003, ANN201
+    from siterag.config import SiteConfig
+
+    return SiteConfig(name="s", local_path="/tmp", **kw)
+
+
+def docs(layout: SiteLayout) -> dict[str, tuple[dict, str]]:
+    return {p.name: read_doc(p) for p in sorted(layout.corpus.rglob("*.md"))}
+
+
+def test_tags_are_the_pages_own_words_and_site_wide_words_are_not(tmp_path):
+    layout = make_site(tmp_path, PAGES)
+    stats = enrich_site(layout, site_config(), set(PAGES))
+    assert stats["enriched"] == stats["rewritten"] == len(PAGES)
+    found = docs(layout)
+    for rel, (fields, body) in found.items():
+        assert 3 <= len(fields["tags"]) <= 8, (rel, fields["tags"])
+        assert all(tag in body for tag in fields["tags"]), rel  # verbatim
+        # the site's name and menu are on every page: never a tag
+        site_words = {"七つの森", "劇団", "ホームページ", "ホーム", "日記", "リンク"}
+        assert not site_words & set(fields["tags"]), fields["tags"]
+        assert fields["metadata_by"] == "machine" and fields["category"] == TOP_CATEGORY
+    assert "宇治茶" in found["tea.md"][0]["tags"]
+    assert "ジャイロセンサー" in found["robot.md"][0]["tags"]
+    assert "嵐山" in found["trip.md"][0]["tags"]
+
+
+def test_pick_tags_keeps_only_verbatim_terms_and_no_overlaps():
+    body = "宇治茶とロボットコンテストの話。"
+    scored = [("ロボットコンテスト", 3.0), ("宇治の茶", 2.5), ("ロボット", 2.0), ("宇治茶", 1.0), ("Uji", 0.5)]
+    assert pick_tags(scored, body) == ["ロボットコンテスト", "宇治茶"]
+
+
+def test_japanese_terms_join_nouns_and_drop_numbers_dates_verbs_and_formal_nouns():
+    terms = japanese_terms("京都デジタルシティプロジェクトに参加しました。今日は2004年5月です。こと、ためにも。新茶。")
+    assert "京都デジタルシティプロジェクト" in terms and "新茶" in terms
+    assert not {"参加", "今日", "2004", "年", "月", "こと", "ため"} & set(terms)
+
+
+def test_english_noun_phrases():
+    terms = english_terms("The Digital City Kyoto project was launched quickly in 1998 by NTT and Kyoto University. "
+                          "It uses a gyro sensor.")
+    assert {"Digital City Kyoto", "Kyoto University", "NTT", "gyro sensor"} <= set(terms)
+    assert not {"launched", "quickly", "1998", "The", "was"} & set(terms)
+
+
+def test_urls_markup_and_code_are_not_terms():
+    md = "宇治茶の話。\n\n<br> http://www.example.com/robot.html\n\n```\nprint_robot(x)\n```\n\n![写真](img/tea.jpg)"
+    keys = set(page_terms(md).counts)
+    assert "宇治茶" in keys and "写真" in keys  # an image counts by its alt text
+    assert not {"example", "robot", "print", "html", "br", "img", "tea.jpg"} & keys
+
+
+def test_summary_is_the_pages_own_sentences():
+    md = ("# 宇治茶の話\n\n2003年5月20日\n\n[トップ](index.html) | [リンク](links.html)\n\n"
+          "| 産地 | 種類 |\n|---|---|\n| 宇治 | 玉露 |\n\n```\ncode line\n```\n\n"
+          "[宇治茶](uji.html)は京都府南部で作られるお茶です。鎌倉時代から続く長い歴史があります。"
+          "玉露と抹茶が有名です。\n\n- 煎茶は毎日飲むお茶です。\n")
+    sentences = page_sentences(md)
+    summary = choose_summary(sentences, ["宇治茶", "玉露"])
+    assert summary.startswith("宇治茶は京都府南部で作られるお茶です。") and len(summary) <= SUMMARY_CHARS
+    source = summary_source(md)
+    assert all(s in source for s in page_sentences(summary))  # character-exact, links reduced to labels
+    for not_prose in ("2003年5月20日", "トップ", "産地", "code", "#"):
+        assert not_prose not in summary
+    # 2-3 sentences; an English page's sentences are joined with a space
+    en = page_sentences("The robot weighs two kilograms. It balances on a gyro sensor. It won the contest in 2001.")
+    assert choose_summary(en, ["gyro sensor"]).count(". ") == 2
+
+
+def test_summary_keeps_to_200_characters_and_skips_the_site_template():
+    long = "とても長い文です、" * 30 + "終わり。"
+    cut = choose_summary(page_sentences(long), [])
+    assert cut and cut in long and len(cut) <= SUMMARY_CHARS  # the start of the sentence, cut after a comma
+    common = {"このサイトは七つの森の劇団のページです。"}
+    sentences = [*common, "夏休みの脚本を公開しました。", "登場人物は太郎と花子の二人です。"]
+    assert choose_summary(sentences, [], common) == "夏休みの脚本を公開しました。登場人物は太郎と花子の二人です。"
+
+
+def test_category_from_folder_file_family_or_top():
+    assert family("nikki0107.html") == "nikki" and family("live20150725.htm") == "live"
+    assert family("pic2004062001.html") == "pic" and family("daihon-yuki1.htm") == "daihon"
+    cats = structure_categories(["index.html", "links.html", "nikki0107.html", "nikki0108.html", "live20150725.html",
+                                 "diary/a.html", "daihon/k-aozora.htm", "kiji/x/y.html", "index-j.html"])
+    assert cats == {"index.html": TOP_CATEGORY, "links.html": TOP_CATEGORY, "nikki0107.html": "nikki",
+                    "nikki0108.html": "nikki", "live20150725.html": TOP_CATEGORY, "diary/a.html": "diary",
+                    "daihon/k-aozora.htm": "daihon", "kiji/x/y.html": "kiji", "index-j.html": TOP_CATEGORY}
+    # a folder every page shares (ja/ of a one-language mirror) says nothing: the next level decides
+    assert structure_categories(["ja/a.html", "ja/faq.html", "ja/tools/x.html"]) == {
+        "ja/a.html": TOP_CATEGORY, "ja/faq.html": TOP_CATEGORY, "ja/tools/x.html": "tools"}
+
+
+def test_configured_categories_by_the_embedder(tmp_path):
+    from siterag.index.embedding import get_embedder
+
+    embedder = get_embedder("use-multilingual-v3")
+    texts = ["今日の日記。朝から雨で、友達とカフェで一日中おしゃべりをしました。",
+             "脚本「夏休み」第一幕。登場人物：太郎、花子。舞台は小学校の教室。太郎「宿題やった？」",
+             "ロボットコンテストの結果。ジャイロセンサーで倒立する二輪ロボットが優勝しました。"]
+    assert nearest_categories(texts, ("日記", "脚本", "ロボット"), embedder) == ["日記", "脚本", "ロボット"]
+    layout = make_site(tmp_path, PAGES)
+    enrich_site(layout, site_config(categories=("お茶", "演劇", "ロボット", "旅行")), set(PAGES))
+    cats = {rel: fields["category"] for rel, (fields, _) in docs(layout).items()}
+    assert cats["tea.md"] == "お茶" and cats["robot.md"] == "ロボット"
+    assert set(cats.values()) <= {"お茶", "演劇", "ロボット", "旅行"}
+
+
+def test_categories_setting_is_validated_and_llm_enrich_defaults(tmp_path):
+    site = f'[[site]]\nname = "s"\nlocal_path = "{EXAMPLE_SITE}"\n'
+    cfg = load_config(write_config(tmp_path, site + 'categories = ["日記", " 脚本 "]\n'))
+    assert cfg.sites[0].categories == ("日記", "脚本")
+    for bad in ('categories = "日記"', 'categories = ["日記", ""]', "categories = [1]"):
+        with pytest.raises(ConfigError, match="categories"):
+            load_config(write_config(tmp_path, site + bad + "\n"))
+    # LLM metadata: on for a user's endpoint, off for the packaged 270M model unless asked for
+    assert load_config(write_config(tmp_path, '[llm]\nbase_url = "http://127.0.0.1:9/v1"\n' + site)).llm.enrich
+    assert not load_config(write_config(tmp_path, "[llm]\nembedded = true\n" + site)).llm.enrich
+    assert load_config(write_config(tmp_path, "[llm]\nembedded = true\nenrich = true\n" + site)).llm.enrich
+
+
+def test_enrich_leaves_llm_and_unchanged_documents_alone_and_fills_old_ones(tmp_path):
+    layout = make_site(tmp_path, PAGES)
+    enrich_site(layout, site_config(), set(PAGES))
+    before = docs(layout)
+    llm = {**before["play.md"][0], "metadata_by": "llm", "tags": ["劇"], "summary": "LLM", "category": "演劇"}
+    write_doc(layout.corpus / "play.md", before["play.md"][1], llm)
+    old = {**before["trip.md"][0], "metadata_by": "fallback", "tags": [], "summary": "", "category": ""}
+    write_doc(layout.corpus / "trip.md", before["trip.md"][1], old)
+    stats = enrich_site(layout, site_config(), {"play.md"})  # play.md "changed" in this run, but by the LLM
+    after = docs(layout)
+    assert stats["enriched"] == 1 and stats["rewritten"] == 1  # only the old document without fields
+    assert after["play.md"][0]["tags"] == ["劇"] and after["play.md"][0]["metadata_by"] == "llm"
+    assert after["trip.md"][0] == before["trip.md"][0]  # filled again, as the first time
+    assert after["tea.md"][0] == before["tea.md"][0]
+    assert enrich_site(layout, site_config(), set())["enriched"] == 0  # nothing left to do
+
+
+def test_site_flow_gives_every_document_machine_metadata(tmp_path):
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.site import site_flow
+
+    src = tmp_path / "www"
+    shutil.copytree(EXAMPLE_SITE, src)
+    cfg_path = write_config(tmp_path, f'[defaults]\ndata_dir = "{tmp_path / "data"}"\n'
+                                      f'[[site]]\nname = "example"\nlocal_path = "{src}"\n')
+    layout = SiteLayout(tmp_path / "data", "example")
+    with prefect_test_harness(server_startup_timeout=120):
+        first = site_flow("example", str(cfg_path))
+        found = {p.relative_to(layout.corpus).as_posix(): read_doc(p) for p in layout.corpus.rglob("*.md")}
+        assert len(found) == first["documents"] >= 4 and first["enrich"]["enriched"] == len(found)
+        for rel, (fields, body) in found.items():
+            assert fields["metadata_by"] == "machine" and fields["category"], rel
+            assert fields["tags"] and all(t in body for t in fields["tags"]), (rel, fields["tags"])
+            assert fields["summary"] and len(fields["summary"]) <= SUMMARY_CHARS, rel
+        assert found["diary/2003-05-20.md"][0]["category"] == "diary"
+        assert 3 <= len(found["tea.md"][0]["tags"]) <= 8
+        assert "enrich" in first["seconds"]
+        second = site_flow("example", str(cfg_path))  # an unchanged refresh rewrites and re-embeds nothing
+        assert second["enrich"]["enriched"] == 0 and second["index"]["embed_calls"] == 0

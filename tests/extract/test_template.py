@@ -1,0 +1,136 @@
+"""Site template detection (lines recurring across a site's pages) and the chrome rules that use it."""
+
+from pathlib import Path
+
+import pytest
+
+from siterag.extract.blocks import html_to_blocks, render_blocks
+from siterag.extract.chrome import is_boilerplate_line, is_navigation
+from siterag.extract.extract import extract_page
+from siterag.extract.template import page_units, recurring_keys, site_template
+from siterag.normalize.encoding import to_utf8
+from siterag.pipeline import normalize_pages, select_pages
+
+MENU = '<p><a href="index.html">ホーム</a><br><a href="diary.html">日記</a><br><a href="bbs.html">掲示板</a></p>'
+FOOTER = '<p>Copyright 2003 なな</p><p><a href="index.html">BACK TO HOME PAGE OF NANA</a></p>'
+
+
+def page(body: str, title: str = "t") -> str:
+    return (f"<html><head><title>{title}</title></head><body><table><tr><td>{MENU}</td><td>{body}</td></tr>"
+            f"</table>{FOOTER}</body></html>")
+
+
+def site_pages() -> dict[str, str]:
+    pages = {f"p{i}.html": page(f"<h2>第{i}話の記録</h2><h3>登場人物</h3><p>本文{i}：{'あいうえお' * (i + 3)}"
+                                f"の話はここから始まる。</p><p><a href='index.html'>BACK TO HOME PAGE OF NANA</a></p>"
+                                f"<p>第{i}話の続きは、また来月に書きます。{i * 7}回目の更新です。</p>")
+             for i in range(1, 6)}
+    # A copy of p1 (a .bak left by the editor) and a different version of it: copies are one family.
+    pages["p1.bak.html"] = pages["p1.html"]
+    return pages
+
+
+def template_of(pages: dict[str, str]) -> set[str]:
+    return recurring_keys(page_units(html) for html in pages.values())
+
+
+def test_template_lines_are_dropped_and_page_text_kept():
+    pages = site_pages()
+    template = template_of(pages)
+    result = extract_page(pages["p3.html"], "heuristic", template=template)
+    md = result.markdown
+    assert "第3話の記録" in md and "本文3" in md and "第3話の続き" in md
+    assert "登場人物" in md, "a heading that recurs inside the body is structure, not chrome"
+    for chrome in ("ホーム", "掲示板", "Copyright", "BACK TO HOME"):
+        assert chrome not in md, chrome
+    assert result.content_chars < result.visible_chars
+
+
+def test_copies_of_a_page_do_not_make_its_text_template():
+    pages = {f"copy{i}.html": site_pages()["p2.html"] for i in range(6)}
+    template = template_of(pages)
+    assert extract_page(pages["copy0.html"], "heuristic", template=template).markdown.count("本文2") == 1
+
+
+def test_site_template_caches_line_keys_and_reports_per_page(tmp_path: Path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    for name, html in site_pages().items():
+        (mirror / name).write_text(html, encoding="utf-8")
+    select = select_pages(mirror, tmp_path)
+    manifest = normalize_pages(mirror, tmp_path / "norm", select.pages)
+    templates = site_template(tmp_path / "norm", manifest)
+    assert set(templates) == set(select.pages)
+    assert templates["p1.html"] and templates["p1.html"] == templates["p2.html"]
+    assert (tmp_path / "norm" / ".siterag-units.json").exists()
+    assert site_template(tmp_path / "norm", manifest) == templates
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("[戻る](index.html)", True), ("[▲ページトップへ](#top)", True), ("[BACK](../index.html) [NEXT](p2.html)", True),
+    ("[2003.6.29(日)](#2003.6.29) [2003.6.30(月)](#2003.6.30)", True),
+    ("[FontForge の本家](http://fontforge.sf.net/)", False), ("詳しくは[こちら](a.html)を見てください", False),
+])
+def test_navigation_lines(line, expected):
+    assert is_navigation(line) is expected
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("Copyright (C) 2003 Gyrobot Ltd.", True), ("あなたは 012345 人目のお客様です", True),
+    ("最終更新日：2004/06/20", True), ("3人目の子どもが生まれた。", False),
+    ("counter-strike ではなく演劇の話です。" * 5, False),
+])
+def test_boilerplate_lines(line, expected):
+    assert is_boilerplate_line(line) is expected
+
+
+def test_markdown_keeps_poem_lines_escapes_brackets_and_drops_empty_bold():
+    html = ("<html><body><p>春の海<br>ひねもすのたり<br>のたりかな</p><p>新譜 <CD> と &lt;DVD&gt; の話</p>"
+            "<p><b> </b><b><b>二重</b></b></p></body></html>")
+    blocks, _ = html_to_blocks(html)
+    md = render_blocks(blocks, {b.id for b in blocks})
+    assert "春の海  \nひねもすのたり  \nのたりかな" in md
+    assert "\\<DVD>" in md and "****" not in md and "**二重**" in md
+    assert blocks[0].lines[1] == ("ひねもすのたり", "ひねもすのたり")
+
+
+@pytest.mark.shared
+def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(shared_sites, tmp_path: Path):
+    for site, rel, gone, kept in [
+        ("gyrobot", "diary.htm", "HANDS OFF OUR BOTS", None),
+        ("nanatsumori", "diary/diary-shzen2000.10.htm", "タイトルの本文にジャンプできます", "2000年10月5日"),
+    ]:
+        select = select_pages(shared_sites / site, tmp_path / site)
+        manifest = normalize_pages(shared_sites / site, tmp_path / site / "norm", select.pages)
+        templates = site_template(tmp_path / site / "norm", manifest)
+        html, _ = to_utf8((shared_sites / site / rel).read_bytes())
+        md = extract_page(html, "heuristic", template=frozenset(templates[rel])).markdown
+        assert gone not in md, (site, rel)
+        assert kept is None or kept in md
+
+
+def test_editor_backup_copies_are_not_pages(tmp_path: Path):
+    """Homepage Builder leaves page.bak next to page.html; a server serves it as a file, not as a page."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "page.html").write_text("<html><body><p>今のページ</p></body></html>", encoding="utf-8")
+    (tmp_path / "m" / "page.bak").write_text("<html><body><p>前のページ</p></body></html>", encoding="utf-8")
+    (tmp_path / "m" / "old.htm_").write_text("<html><body><p>古い</p></body></html>", encoding="utf-8")
+    select = select_pages(tmp_path / "m", tmp_path)
+    assert select.pages == ["page.html"]
+    assert "backup" in (tmp_path / "binaries.log").read_text(encoding="utf-8")
+
+
+def test_text_and_style_files_are_not_pages_even_with_tags(tmp_path: Path):
+    """A .txt file is served as text/plain: the browser shows its tags, so it is no page (SOURCE.txt notes)."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "SOURCE.txt").write_text("notes: <html> pages use <table> layout", encoding="utf-8")
+    (tmp_path / "m" / "index.html").write_text("<html><body><p>トップ</p></body></html>", encoding="utf-8")
+    assert select_pages(tmp_path / "m", tmp_path).pages == ["index.html"]
+
+
+def test_editor_part_folders_are_not_pages(tmp_path: Path):
+    """FrontPage's _borders/_vti_pvt and Word's page.files/ hold parts of pages (the shared border, a header)."""
+    for rel in ("index.htm", "_borders/bottom.htm", "_vti_pvt/service.htm", "essay.files/header.htm"):
+        (tmp_path / "m" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "m" / rel).write_text("<html><body><p>本文</p></body></html>", encoding="utf-8")
+    assert select_pages(tmp_path / "m", tmp_path).pages == ["index.htm"]
