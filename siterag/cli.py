@@ -1,4 +1,4 @@
-"""`siterag` command line: run, search, ask, status, reindex, serve."""
+"""`siterag` command line: run, search, ask, status, reindex, forget, serve."""
 
 from __future__ import annotations
 
@@ -95,6 +95,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     names = args.sites or [s.name for s in cfg.sites]
     for name in names:
         cfg.site(name)
+    from siterag.prefect_status import use_running_server
+
+    server = use_running_server()  # else Prefect starts a temporary server for this run (15-30 s)
+    if server:
+        print(f"Prefect server: {server}", flush=True)
     from flows.site import site_flow
     from siterag import progress
 
@@ -137,7 +142,7 @@ def _run_sites(cfg, names: list[str], config: str, site_flow, ctrl_c: _CtrlC) ->
               f"{idx['removed']} removed; report: {cfg.data_dir / 'logs' / name / 'report.json'}")
         secs = report.get("seconds", {})
         print("   seconds: " + ", ".join(f"{stage} {value:g}" for stage, value in secs.items()))
-        for warning in report.get("mirror_warnings", []):
+        for warning in report.get("mirror_warnings", []) + idx.get("warnings", []):
             print(f"   warning: {warning}")
         results[name] = (f"failed: {report['failed']} pages could not be processed (see "
                          f"{cfg.data_dir / 'logs' / name / 'error.log'})" if report["failed"] else "ok")
@@ -172,13 +177,34 @@ def cmd_search(args: argparse.Namespace) -> int:
         known = [s.name for s in cfg.sites]
     else:
         where, known = Path(args.data_dir), None
-    from siterag.search.search_api import Searcher, search, terminal_marks
+    from siterag.index.store import IndexStore
+    from siterag.search import daemon
+    from siterag.search.search_api import Hit, provenance_line, terminal_marks
 
+    store = where if isinstance(where, IndexStore) else IndexStore(str(Path(where) / "lancedb"))  # a data dir's
+    request = {"store": {"uri": store.uri, "options": store.options}, "embedder": options.get("embedder",
+               "use-multilingual-v3"), "query": args.query, "options": {
+               **filters(args), "k": args.k, "mode": args.mode, "group": not args.chunks},
+               "data_dir": str(cfg.data_dir if Path(args.config).exists() else args.data_dir)}  # provenance
+    sock = daemon.socket_path(request["store"]) if daemon.enabled(args.no_daemon) else None
     if args.site and known is None:  # no config: the sites are the index's
-        known = Searcher(where).sites()
+        reply = daemon.ask_worker(sock, {**request, "op": "sites"}) if sock else None
+        known = reply["sites"] if reply and "sites" in reply else _index_sites(store)
     if args.site and args.site not in known:
         return _fail(f"unknown site {args.site!r}; known sites: {', '.join(known) or '(none)'}")
-    hits = search(args.query, where, **filters(args), k=args.k, mode=args.mode, group=not args.chunks, **options)
+    reply = daemon.ask_worker(sock, {**request, "op": "search"}) if sock else None
+    if reply is None:  # no warm worker (or it failed): search here, then leave one for the next search
+        from siterag.search.search_api import add_provenance, hide_pandas, search
+
+        hide_pandas()
+        hits = search(args.query, store, **request["options"], embedder=request["embedder"])
+        add_provenance(hits, request["data_dir"])  # url, captured_at
+        if sock:
+            daemon.start_worker(sock, request["embedder"], store.uri)
+    elif "error" in reply:
+        return _fail(reply["error"])
+    else:
+        hits = [Hit(**h) for h in reply["hits"]]
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
         return 0
@@ -189,8 +215,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         date = f"  {h.date}" if h.date else ""
         heading = f"  § {h.heading}" if args.chunks and h.heading else ""
         print(f"{n}. {h.title}  [{h.ref}]{date}  score {h.score:.4f}{heading}")
+        if provenance_line(h):
+            print(f"   {provenance_line(h)}")
         print(f"   {terminal_marks(h.snippet, sys.stdout.isatty())}")
     return 0
+
+
+def _index_sites(store: object) -> list[str]:
+    """The sites an index holds (for `search --site` without a config)."""
+    from siterag.search.search_api import Searcher, hide_pandas
+
+    hide_pandas()
+    return Searcher(store).sites()
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -198,8 +234,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from siterag.llm.client import LLMClient, LLMError
     from siterag.llm.clients import ensure_embedded
     from siterag.search.ask import ask, format_answer
-    from siterag.search.search_api import Searcher
+    from siterag.search.search_api import Searcher, add_provenance, hide_pandas
 
+    hide_pandas()
     cfg = load_config(args.config)
     if not cfg.llm.enabled:
         return _fail("ask needs an LLM: set [llm] embedded = true or base_url in the config")
@@ -211,13 +248,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     try:
         result = ask(args.question, cfg.store, client, k=args.k, **filters(args))
+        add_provenance(result.passages, cfg.data_dir)  # citations show the original URL and capture date
     except LLMError as exc:
         return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) if args.json else format_answer(result))
     return 0 if result.found else 1
 
 
+REPORT_KEYS = ("finished_at", "short", "mojibake", "llm_fallback", "failed")  # what status reads of a report.json
+
+
+def _read_report(path: Path) -> tuple[dict | None, str]:
+    """A site's last run report, or None and why it cannot be read (cut short, hand-edited, missing keys)."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
+    except ValueError as exc:
+        return None, f"not valid JSON ({exc})"
+    if not isinstance(report, dict):
+        return None, "not a run report (not a JSON object)"
+    missing = [key for key in REPORT_KEYS if key not in report]
+    if missing:
+        return None, f"not a run report: no {', '.join(missing)}"
+    return report, ""
+
+
 def cmd_status(args: argparse.Namespace) -> int:
+    from siterag.acquire.mirror import shown_path
     from siterag.config import load_config
     from siterag.index.index import site_counts
     from siterag.prefect_status import last_runs
@@ -230,10 +288,14 @@ def cmd_status(args: argparse.Namespace) -> int:
         report_path = cfg.data_dir / "logs" / site.name / "report.json"
         error_log = cfg.data_dir / "logs" / site.name / "error.log"
         last, state, problems = "never", "-", "-"
-        if report_path.exists():
-            r = json.loads(report_path.read_text(encoding="utf-8"))
-            last = r["finished_at"]
-            lines = error_log.read_text(encoding="utf-8").splitlines() if error_log.exists() else []
+        r, why = _read_report(report_path) if report_path.exists() else (None, "")
+        if why:  # one line naming the file; the site's row is still shown
+            print(f"siterag: warning: {shown_path(report_path)}: {why}; the next run of {site.name} rewrites it",
+                  file=sys.stderr)
+            last = "unknown"
+        if r is not None:
+            last = str(r["finished_at"])
+            lines = error_log.read_text(encoding="utf-8", errors="replace").splitlines() if error_log.exists() else []
             open_count = sum(1 for line in lines if line.startswith("[!]"))  # "[i]" lines are notes, not problems
             problems = (f"{open_count} (lost content {r.get('lost_content', 0)}, short {r['short']}, "
                         f"mojibake {r['mojibake']}, llm fallback "
@@ -243,14 +305,20 @@ def cmd_status(args: argparse.Namespace) -> int:
             last, state = runs[site.name].start_time, runs[site.name].state
         docs, chunks = counts.get(site.name, (0, 0))
         print(f"{site.name:24} {last:25} {state:10} {docs:>6} {chunks:>7} {problems}")
+    known = {s.name for s in cfg.sites}
+    for name in sorted(set(counts) - known):  # a site renamed or removed from the config: its rows stay until forgotten
+        docs, chunks = counts[name]
+        print(f"{name:24} {'not in the config':25} {'-':10} {docs:>6} {chunks:>7} "
+              f"remove its rows with `siterag forget {name}`")
     return 0
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from siterag.config import load_config
     from siterag.index.embedding import get_embedder
-    from siterag.index.index import rebuild_site
+    from siterag.index.index import drop_damaged, rebuild_site
     from siterag.layout import SiteLayout
+    from siterag.lock import site_lock
     from siterag.pipeline import indexed_docs
 
     cfg = load_config(args.config)
@@ -259,6 +327,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         cfg.site(name)
     from siterag import progress
 
+    for table in drop_damaged(cfg.store):  # a lost or corrupt data file: the table is rebuilt from the corpus
+        others = "" if not args.sites else "; the other sites get their rows back on their next run or reindex"
+        print(f"warning: table {table} could not be read: dropped, rebuilt from the corpus{others}", file=sys.stderr)
     progress.use(progress.Reporter())
     try:
         embedder = get_embedder(cfg.embedder)
@@ -269,12 +340,49 @@ def cmd_reindex(args: argparse.Namespace) -> int:
                 print(f"{name}: no corpus at {layout.corpus}: run `siterag run {name}` first", file=sys.stderr)
                 missing += 1
                 continue
-            with progress.stage(name, "reindex", "docs") as shown:
-                stats = rebuild_site(cfg.store, name, indexed_docs(layout, name), embedder, progress=shown)
+            problems: list[str] = []
+            docs = indexed_docs(layout, name, problems)
+            for problem in problems:
+                print(f"warning: {problem}", file=sys.stderr)
+            with site_lock(cfg.data_dir, name), progress.stage(name, "reindex", "docs") as shown:
+                stats = rebuild_site(cfg.store, name, docs, embedder, progress=shown)
             print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
     finally:
         progress.use(None)
     return 1 if missing else 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    """Remove a site's rows from the index (a site renamed or dropped from the config); `--all`: its files too."""
+    import shutil
+
+    from siterag.acquire.mirror import shown_path
+    from siterag.config import _NAME_RE, load_config
+    from siterag.index.index import forget_site
+    from siterag.layout import SiteLayout
+    from siterag.lock import site_lock
+
+    cfg = load_config(args.config)
+    name = args.site
+    if not _NAME_RE.match(name):
+        return _fail(f"{name!r} is not a site name (letters, digits, '.', '_' or '-')")
+    layout = SiteLayout(cfg.data_dir, name)
+    folders = [f for f in (layout.mirror, layout.normalized, layout.corpus, layout.logs) if f.exists()]
+    with site_lock(cfg.data_dir, name):
+        docs, chunks = forget_site(cfg.store, name)
+        if args.all:
+            for folder in folders:
+                shutil.rmtree(folder)
+    if (docs, chunks) == (0, 0) and not (args.all and folders):
+        kept = f"; its files are still under {shown_path(cfg.data_dir)} (--all deletes them)" if folders else ""
+        return _fail(f"the index holds no rows of site {name!r}{kept}")
+    print(f"{name}: {docs} documents and {chunks} chunks removed from the index {cfg.store}")
+    shown = ", ".join(shown_path(f) for f in folders) or "(none)"
+    print(f"{name}: deleted {shown}" if args.all else
+          f"{name}: files kept: {shown} (`siterag forget {name} --all` deletes them)")
+    if name in {s.name for s in cfg.sites}:
+        print(f"{name}: still in the config: the next `siterag run` archives it again")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -341,6 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the results as JSON (scores, snippet, passage text)")
     s.add_argument("--data-dir", default="data", metavar="DIR",
                    help="data folder to search when there is no config file (default: data)")
+    s.add_argument("--no-daemon", action="store_true",
+                   help="search in this process only: neither use nor leave a warm search worker (also "
+                   "SITERAG_SEARCH_DAEMON=off)")
     s.set_defaults(func=cmd_search)
     a = sub.add_parser("ask", help="answer a question from the archive (RAG), citing site/path")
     a.add_argument("question", help="a question, in any language the sites use")
@@ -353,6 +464,13 @@ def build_parser() -> argparse.ArgumentParser:
     ri = sub.add_parser("reindex", help="rebuild the index rows of sites from their corpus (others untouched)")
     ri.add_argument("sites", nargs="*", help="site names (default: all in the config)")
     ri.set_defaults(func=cmd_reindex)
+    fg = sub.add_parser("forget", help="remove a site's rows from the index (a site renamed or removed from the "
+                        "config); its files under the data dir are kept unless --all",
+                        description="Remove every index row of SITE (e.g. a site renamed or removed from the config; "
+                        "`siterag status` lists such sites). Its mirror, corpus and logs are kept unless --all.")
+    fg.add_argument("site", metavar="SITE", help="the site's name, as in the index")
+    fg.add_argument("--all", action="store_true", help="also delete its mirror, normalized pages, corpus and logs")
+    fg.set_defaults(func=cmd_forget)
     sv = sub.add_parser("serve", help="serve one scheduled deployment per site (cron from the config)")
     sv.set_defaults(func=cmd_serve)
     for command in sub.choices.values():
@@ -360,13 +478,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Errors a person is told in one line: (module, class). Checked only in modules already imported (an error of a
+# module never imported cannot have been raised), so `search` does not import the crawler or the LLM client.
+_ONE_LINE_ERRORS = (("siterag.config", "ConfigError"), ("siterag.acquire.mirror", "MirrorError"),
+                    ("siterag.llm.llama_server", "ServerError"))
+
+
+def _index_damage(exc: BaseException) -> str:
+    """One line for a LanceDB read error that reached the CLI (a table's file lost or corrupt), else ""."""
+    from siterag.index.store import index_problem, is_lance_error
+
+    return index_problem("", "read", exc) if not isinstance(exc, OSError) and is_lance_error(exc) else ""
+
+
+def _told_in_one_line(exc: BaseException) -> bool:
+    """A mistake or an environmental failure (disk, bucket, host): one `siterag: error:` line, no traceback."""
+    kinds: list[type] = [ValueError, OSError]
+    for module, name in _ONE_LINE_ERRORS:
+        if module in sys.modules:
+            kinds.append(getattr(sys.modules[module], name))
+    return isinstance(exc, tuple(kinds))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     given = hasattr(args, "config")
     args.config = getattr(args, "config", DEFAULT_CONFIG)
-    from siterag.acquire.mirror import MirrorError
-    from siterag.config import ConfigError, load_config
-    from siterag.llm.llama_server import ServerError
+    from siterag.config import load_config
 
     try:
         # Every config mistake is one line before any work starts. Only `search` without --config and
@@ -374,7 +512,11 @@ def main(argv: list[str] | None = None) -> int:
         if given or args.command != "search" or Path(args.config).exists():
             load_config(args.config)
         return args.func(args)
-    except (ConfigError, MirrorError, ServerError, ValueError, OSError) as exc:  # OSError: disk, bucket
+    except Exception as exc:
+        if _index_damage(exc):
+            return _fail(_index_damage(exc))
+        if not _told_in_one_line(exc):
+            raise
         return _fail(str(exc))
     except KeyboardInterrupt:  # Ctrl-C: what is done is on disk (atomic writes, cached batches)
         print("siterag: error: interrupted; rerun the same command to continue (nothing done is lost)",

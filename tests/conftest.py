@@ -15,6 +15,8 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="siterag-prefect-"
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
 os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
+# No warm search workers left behind by the suite's searches; tests/search/test_search_daemon.py turns them on.
+os.environ["SITERAG_SEARCH_DAEMON"] = "off"
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_SITE = ROOT / "examples" / "site"
@@ -82,3 +84,34 @@ def write_config(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "sites.toml"
     path.write_text(body, encoding="utf-8")
     return path
+
+
+# -- the bad-input tally: `bad inputs: tried N / handled N / lost N` at the end of a pytest run ----------------
+# Every test marked `bad_input` counts once (each parametrized case once; handled = passed, a skip is not tried);
+# a test that tries many cases in one go (tests/pipeline/test_bad_inputs.py) adds its own counts with
+# record_bad_inputs.
+
+BAD_INPUT_CASES = pytest.StashKey[list]()  # (tried, handled, lost) recorded by tests that run many cases at once
+_BAD_INPUT_OUTCOMES: dict[str, bool] = {}  # test id -> passed (every phase)
+
+
+def record_bad_inputs(config: pytest.Config, tried: int, handled: int, lost: int) -> None:
+    """Add the counts of a test that tries several bad inputs itself to the tally."""
+    config.stash.setdefault(BAD_INPUT_CASES, []).append((tried, handled, lost))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "bad_input" not in report.keywords or report.skipped:
+        return
+    if report.when == "call" or report.failed:  # a failed setup or teardown counts as not handled
+        _BAD_INPUT_OUTCOMES[report.nodeid] = _BAD_INPUT_OUTCOMES.get(report.nodeid, True) and report.passed
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001
+    cases = config.stash.get(BAD_INPUT_CASES, [])
+    tried = len(_BAD_INPUT_OUTCOMES) + sum(c[0] for c in cases)
+    if not tried:
+        return
+    handled = sum(_BAD_INPUT_OUTCOMES.values()) + sum(c[1] for c in cases)
+    lost = sum(c[2] for c in cases)
+    terminalreporter.write_line(f"bad inputs: tried {tried} / handled {handled} / lost {lost}")

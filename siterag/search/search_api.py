@@ -21,16 +21,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from siterag.index.chunking import markdown_lines
-from siterag.index.embedding import get_embedder
 from siterag.index.store import IndexStore
 
 if TYPE_CHECKING:
     from types import ModuleType
 
     import lancedb
+    import numpy as np
     import pyarrow as pa
 
 
@@ -60,6 +58,23 @@ def _defer_package_init(name: str) -> None:
 
     module.__getattr__ = __getattr__
     sys.modules[name] = module
+
+
+class _PandasHidden:
+    """A meta-path finder that answers "not installed" for pandas (see `hide_pandas`)."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r} (hidden from a search-only process)", name=name)
+
+
+def hide_pandas() -> None:
+    """For a process that only searches (the CLI's `search` and `ask`): pyarrow and lancedb import pandas when it is
+    installed (~0.5 s of CPU) for DataFrame conversions a search never makes; both treat pandas as optional.
+    A library user's process is left alone: only the CLI calls this, before lancedb is imported."""
+    if "pandas" not in sys.modules and _PandasHidden not in sys.meta_path:
+        sys.meta_path.insert(0, _PandasHidden)
 
 
 def _index() -> ModuleType:
@@ -98,6 +113,8 @@ class Hit:
     similarity: float = 0.0  # best cosine similarity of the query to this document's vectors (0: not among them)
     bm25: float = 0.0  # best full-text score (0: no full-text match)
     text: str = ""  # the whole passage (for `ask`)
+    url: str = ""  # the page's original URL (front matter `url`; add_provenance fills it)
+    captured_at: str = ""  # WARC sites: when the page was captured (front matter `captured_at`)
 
     @property
     def ref(self) -> str:
@@ -106,6 +123,27 @@ class Hit:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def add_provenance(hits: list[Hit], data_dir: str | Path) -> list[Hit]:
+    """Fill each hit's `url` and `captured_at` from its corpus document's front matter (data_dir/corpus/<doc_id>);
+    a hit whose document is not there keeps them empty."""
+    from siterag.enrich.corpus import read_doc
+
+    for hit in hits:
+        path = Path(data_dir) / "corpus" / hit.doc_id
+        parsed = read_doc(path) if path.is_file() else None
+        if parsed:
+            hit.url, hit.captured_at = str(parsed[0].get("url") or ""), str(parsed[0].get("captured_at") or "")
+    return hits
+
+
+def provenance_line(hit: Hit) -> str:
+    """`<url>, captured <date>` (what there is of them) for a result or a citation; '' when neither is known."""
+    parts = [hit.url] if hit.url else []
+    if hit.captured_at:
+        parts.append(f"captured {hit.captured_at[:10]}")
+    return ", ".join(parts)
 
 
 def date_bounds(value: str, name: str = "date") -> tuple[str, str]:
@@ -329,6 +367,8 @@ class Searcher:
         return sorted(set(rows["site"].to_pylist()))
 
     def embed(self, query: str) -> np.ndarray:
+        from siterag.index.embedding import get_embedder  # numpy and the model: not for a warm search's client
+
         return get_embedder(self.embedder_name).embed([query])[0]
 
     def _vector_rows(self, table: lancedb.table.Table, columns: list[str], vector: np.ndarray, where: str | None,
