@@ -5,6 +5,12 @@ site flow (Prefect, wget or the local-folder copy, the USE embedder, LanceDB, an
     .venv/bin/python benchmarks/refresh.py --source example                  # examples/site over HTTP + wget
     .venv/bin/python benchmarks/refresh.py --source example --llm embedded --mode hybrid   # + Gemma 3 270M
     .venv/bin/python benchmarks/refresh.py --source shared --sites gyrobot --llm http://127.0.0.1:8080/v1
+    .venv/bin/python benchmarks/refresh.py --source http        # the four shared sites served over HTTP + wget
+
+--source http serves each shared site (a copy) with python's http.server on 127.0.0.1, which answers
+If-Modified-Since with 304, from the start URLs their SOURCE.txt names; after the unchanged refresh a second one
+runs against the same servers made to ignore If-Modified-Since (every answer 200: wget's fallback), and the
+changed page is the deepest page of the largest site. Each run prints the requests the servers answered.
 
 The sites are copied to a scratch folder first (the change step edits the copy, never ../shared). Prefect runs
 on its ephemeral server, started once before the timed runs; its start, the embedder's and llama-server's are
@@ -50,6 +56,7 @@ class RunFigures:
     embed_calls_counted: int = 0
     texts_embedded: int = 0
     docs_upserted: int = 0
+    requests: Counter = field(default_factory=Counter)  # "GET 304" -> count, from the HTTP servers (--source http)
     reports: dict = field(default_factory=dict)
 
     @property
@@ -76,37 +83,78 @@ class CountingEmbedder:
         return getattr(self.inner, name)
 
 
-def serve(path: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
+# The start URLs of each shared site, from its SOURCE.txt ("Serving:").
+SEEDS = {
+    "crest-digitalcity": ["index.html", "~patrick/index.html", "~satoshi/index.htm", "crest/tourguide/index.html",
+                          "~satoshi/TownDigitizing/index.html", "~toda/index.html", "~satoshi/index.html",
+                          "~satoshi/index-j.html"],
+    "fontforge-ja": ["ja/index.html", "ja/diffs.html", "ja/MacOSX.html"],
+    "gyrobot": ["index.htm"],
+    "nanatsumori": ["index.html", "daihon/atogaki-nanatsumori.html", "daihon/daihon-akatoao1.htm",
+                    "daihon/daihon-inochi1.htm", "daihon/daihon-yuki1.htm"],
+}
+REQUESTS: Counter = Counter()  # "GET 304" -> requests the servers answered
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(path)))
+
+class Recording(http.server.SimpleHTTPRequestHandler):
+    """http.server that counts what it answers; `ignore_ims`: answer as if If-Modified-Since were not sent."""
+
+    ignore_ims = False
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        if ok and Recording.ignore_ims and "If-Modified-Since" in self.headers:
+            del self.headers["If-Modified-Since"]
+        return ok
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        REQUESTS[f"{self.command} {getattr(code, 'value', code)}"] += 1
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # wget closes the connection of an answer it does not read (ConnectionResetError, BrokenPipeError)
+
+
+def serve(path: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = QuietServer(("127.0.0.1", 0), functools.partial(Recording, directory=str(path)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def write_config(work: Path, sites: list[str], args: argparse.Namespace) -> tuple[Path, object | None]:
-    """Copy the sites into the scratch folder and write a sites.toml for them."""
+def write_config(work: Path, sites: list[str], args: argparse.Namespace) -> tuple[Path, list]:
+    """Copy the sites into the scratch folder and write a sites.toml for them; returns it and the HTTP servers."""
     www = work / "www"
     lines = [f'[defaults]\ndata_dir = "{work / "data"}"\nbatch_size = 25\n']
     if args.llm == "embedded":
         lines.append('[llm]\nembedded = true\nmodel = "gemma-3-270m"\ncontext_tokens = 4096\n')
     elif args.llm != "none":
         lines.append(f'[llm]\nbase_url = "{args.llm}"\nmodel = "{args.model}"\ncontext_tokens = 4096\n')
-    server = None
+    servers = []
     if args.source == "example":
         shutil.copytree(ROOT / "examples" / "site", www / "example")
         server, url = serve(www / "example")
+        servers.append(server)
         lines.append(f'[[site]]\nname = "example"\nstart_urls = ["{url}/index.html", "{url}/frames.html"]\n'
                      f'extract_mode = "{args.mode}"\n')
+    elif args.source == "http":
+        for name in sites:
+            shutil.copytree(SHARED_SITES / name, www / name, symlinks=True)
+            server, url = serve(www / name)
+            servers.append(server)
+            starts = ", ".join(f'"{url}/{seed}"' for seed in SEEDS[name])
+            lines.append(f'[[site]]\nname = "{name}"\nstart_urls = [{starts}]\nextract_mode = "{args.mode}"\n'
+                         'quota = "1g"\n')
     else:
         for name in sites:
             shutil.copytree(SHARED_SITES / name, www / name, symlinks=True)
             lines.append(f'[[site]]\nname = "{name}"\nlocal_path = "{www / name}"\nextract_mode = "{args.mode}"\n')
     path = work / "sites.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
-    return path, server
+    return path, servers
 
 
 def task_seconds(flow_run_id) -> Counter:  # noqa: ANN001
@@ -130,6 +178,7 @@ def run_all(name: str, cfg_path: Path, site_names: list[str], embedder: Counting
 
     figures = RunFigures(name)
     calls0, texts0, llm0 = embedder.calls, embedder.texts, total_llm_calls()
+    requests0 = Counter(REQUESTS)
     start = time.perf_counter()
     for site in site_names:
         state = site_flow(site, str(cfg_path), return_state=True)
@@ -145,6 +194,7 @@ def run_all(name: str, cfg_path: Path, site_names: list[str], embedder: Counting
     figures.embed_calls_counted = embedder.calls - calls0
     figures.texts_embedded = embedder.texts - texts0
     figures.llm_calls_client = total_llm_calls() - llm0
+    figures.requests = REQUESTS - requests0
     return figures
 
 
@@ -157,11 +207,17 @@ def chunk_rows(db_dir: Path, site: str) -> list[dict]:
 
 
 def change_one_page(work: Path, site: str, source: str, rows: list[dict]) -> tuple[str, Path, str]:
-    """Cut the page with the most chunks to about half, with a marker paragraph; returns (doc_id, file, marker)."""
+    """Cut a page to about half, with a marker paragraph: the page with the most chunks (--source http: the deepest
+    page in the site's folders, then the most chunks); returns (doc_id, file, marker)."""
     per_doc = Counter(r["doc_id"] for r in rows)
-    doc_id, _ = per_doc.most_common(1)[0]
-    rel = next(r["path"] for r in rows if r["doc_id"] == doc_id)
-    page = work / "www" / (site if source != "example" else "example") / rel
+    folder = work / "www" / (site if source != "example" else "example")
+    paths = {r["doc_id"]: r["path"] for r in rows if (folder / r["path"]).is_file()}
+    if source == "http":
+        doc_id = max(paths, key=lambda d: (paths[d].count("/"), per_doc[d]))
+    else:
+        doc_id, _ = per_doc.most_common(1)[0]
+    rel = paths.get(doc_id) or next(r["path"] for r in rows if r["doc_id"] == doc_id)
+    page = folder / rel
     data = page.read_bytes()
     cut = data.rfind(b"\n", 0, len(data) // 2)
     marker = "REFRESHMARKER benchmark edit"
@@ -199,6 +255,10 @@ def show(runs: list[RunFigures]) -> None:
         print(f"{r.name:10} {r.wall_s:8.2f} {r.stages['mirror']:9.2f} {r.without_mirror_s:10.2f}  {stages}  "
               f"{pages:>14} {r.llm_calls_report:>5} {r.embed_calls_report:>6} {r.texts_embedded:>6}")
     for r in runs:
+        if r.requests:
+            answered = ", ".join(f"{k} {v}" for k, v in sorted(r.requests.items()))
+            print(f"  {r.name}: HTTP requests answered: {answered}")
+    for r in runs:
         if (r.llm_calls_report, r.embed_calls_report) != (r.llm_calls_client, r.embed_calls_counted):
             print(f"  note {r.name}: clients counted {r.llm_calls_client} LLM requests, "
                   f"the embedder {r.embed_calls_counted} calls")
@@ -206,9 +266,11 @@ def show(runs: list[RunFigures]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--source", choices=("shared", "example"), default="shared" if SHARED_SITES.is_dir()
-                        else "example", help="the shared legacy sites (local folders) or the example site over HTTP")
-    parser.add_argument("--sites", default="fontforge-ja,crest-digitalcity,gyrobot", help="shared sites to use")
+    parser.add_argument("--source", choices=("shared", "example", "http"), default="shared" if SHARED_SITES.is_dir()
+                        else "example", help="the shared legacy sites (local folders), the example site over "
+                        "HTTP, or the shared sites over HTTP")
+    parser.add_argument("--sites", default="", help="shared sites to use (default: fontforge-ja,crest-digitalcity,"
+                        "gyrobot; --source http: all four)")
     parser.add_argument("--llm", default="none", help="none | embedded | an OpenAI-compatible base URL")
     parser.add_argument("--model", default="local")
     parser.add_argument("--mode", default="", help="extract mode (default: heuristic without an LLM, else hybrid)")
@@ -223,12 +285,13 @@ def main() -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    args.sites = args.sites or (",".join(SEEDS) if args.source == "http" else "fontforge-ja,crest-digitalcity,gyrobot")
     site_names = ["example"] if args.source == "example" else args.sites.split(",")
-    cfg_path, server = write_config(work, site_names, args)
+    cfg_path, servers = write_config(work, site_names, args)
     try:
         return bench(work, cfg_path, site_names, args)
     finally:
-        if server is not None:
+        for server in servers:
             server.shutdown()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
@@ -261,6 +324,14 @@ def bench(work: Path, cfg_path: Path, site_names: list[str], args: argparse.Name
     full = run_all("full", cfg_path, site_names, embedder)
     keys = {site: corpus_fields(cfg.data_dir, site, "extract_key") for site in site_names}
     refresh = run_all("refresh", cfg_path, site_names, embedder)
+    ignoring = ignoring2 = None
+    if args.source == "http":  # the same refresh against servers that ignore If-Modified-Since (always 200)
+        Recording.ignore_ims = True
+        try:
+            ignoring = run_all("refresh*", cfg_path, site_names, embedder)
+            ignoring2 = run_all("refresh**", cfg_path, site_names, embedder)  # the next one: a full crawl
+        finally:
+            Recording.ignore_ims = False
     rekeyed = key_changes(cfg.data_dir, site_names, keys)
 
     site = max(site_names, key=lambda s: full.reports[s]["index"]["chunks"])
@@ -279,7 +350,10 @@ def bench(work: Path, cfg_path: Path, site_names: list[str], args: argparse.Name
     ids = [r["id"] for r in after_rows]
 
     print()
-    show([full, refresh, changed])
+    show([full, refresh, *([ignoring, ignoring2] if ignoring else []), changed])
+    if ignoring:
+        print("  refresh*, refresh**: the servers ignored If-Modified-Since (answered every request 200); after the "
+              "first such refresh siterag does full crawls (HEAD requests) for a week")
     ratio = refresh.wall_s / full.wall_s
     ratio_wo = refresh.without_mirror_s / max(1e-9, full.without_mirror_s)
     pages = full.pages["new"] + full.pages["skipped"] + full.pages["failed"]
@@ -302,11 +376,18 @@ def bench(work: Path, cfg_path: Path, site_names: list[str], args: argparse.Name
             "source": args.source, "sites": site_names, "mode": args.mode, "llm": args.llm,
             "startup_s": {"prefect": prefect_s, "embedder": embedder_s, "llm": llm_s},
             "runs": [{k: (dict(v) if isinstance(v, Counter) else v) for k, v in r.__dict__.items() if k != "reports"}
-                     for r in (full, refresh, changed)],
+                     for r in (full, refresh, *([ignoring, ignoring2] if ignoring else []), changed)],
             "ratio": ratio, "ratio_without_mirror": ratio_wo,
             "changed": {"doc": doc_id, "redone": redone, "chunks_before": len(old_ids), "chunks_after": len(new_rows),
                         "stale_rows": len(stale), "site_chunks": [len(before_rows), len(after_rows)]},
         }, indent=1, default=str), encoding="utf-8")
+    if ignoring:
+        print(f"first run {full.wall_s:.1f} s; unchanged refresh {refresh.wall_s:.1f} s = {ratio:.1%} (server answers "
+              f"If-Modified-Since: 304s); {ignoring.wall_s:.1f} s = {ignoring.wall_s / full.wall_s:.1%} (server "
+              f"ignores it: 200s, wget stops reading an unchanged file), then {ignoring2.wall_s:.1f} s = "
+              f"{ignoring2.wall_s / full.wall_s:.1%} (full crawl); mirror stage {refresh.stages['mirror']:.1f} s vs "
+              f"{ignoring.stages['mirror']:.1f} s and {ignoring2.stages['mirror']:.1f} s (first run "
+              f"{full.stages['mirror']:.1f} s)")
     ok = (refresh.llm_calls_report == refresh.embed_calls_report == 0 and ratio <= 0.05 and not stale
           and redone == [doc_id.split("/", 1)[1]])
     print("goal (refresh: 0 LLM, 0 embedding calls, <= 5 %; change: only that page, no stale chunks):",

@@ -1,22 +1,22 @@
-"""Scale-out benchmark: pages/s of the real site flow over a synthetic archive built from ../shared/sites, with
-the extract+enrich stage on local Dask clusters of 1, 2 and 4 workers, and the cost of every stage.
+"""Scale benchmark: pages/s of the real site flow's first run over a synthetic archive built from ../shared/sites,
+per stage (wall seconds, share, peak RSS), at one or more archive sizes and Dask worker counts.
 
-    .venv/bin/python benchmarks/scale.py                          # 5,000 pages; Dask 1, 2, 4 workers
-    .venv/bin/python benchmarks/scale.py --pages 1000 --workers 1,2
-    .venv/bin/python benchmarks/scale.py --llm-pages 12           # + 1 vs 2 llama-server endpoints (hybrid)
+    .venv/bin/python benchmarks/scale.py                                  # 5,000 pages; Dask 1 and 2 workers
+    .venv/bin/python benchmarks/scale.py --pages 1000,5000,20000 --workers 2   # how cost grows
+    .venv/bin/python benchmarks/scale.py --pages 1000 --workers 1,2 --thread    # + the in-process runner
+    .venv/bin/python benchmarks/scale.py --llm-pages 12                   # + 1 vs 2 llama-server endpoints (hybrid)
 
 The archive: every HTML page of the shared sites (original bytes and encodings) copied N times under
 c<k>/<site>/, each copy with one ASCII paragraph naming it so that no two pages are the same, the sites' images
 and other files linked in (so purge has work), and list pages linking to every page. It is served on
-127.0.0.1 and mirrored by wget, like a real site.
+127.0.0.1 and mirrored by wget, like a real site. (Copies keep their titles: most of a copy's passages are the
+same texts as the original's, which the embedding cache embeds once; "passages embedded" says how many were.)
 
-Runs, one Prefect flow run each (a temporary Prefect server, started once):
-1. the first run with the first worker count: mirror, purge+normalize, extract+enrich, quality, chunk+embed+index
-   from scratch; its wall time is the end-to-end figure, and its stages the cost per stage;
-2. then, for every worker count (and the default in-process runner), the corpus is deleted and the flow run
-   again: the mirror re-crawls (wget's refresh of an unchanged site), extract+enrich redoes every page, and
-   the index finds every document unchanged (0 embeddings). Its extract+enrich wall time gives pages/s per
-   worker count; "end to end" adds the first run's other stages, which Dask does not spread.
+Every run is a first run (fresh data folder, empty embedding cache), one Prefect flow run each (a temporary
+Prefect server, started once): mirror, purge+normalize (+ site template), extract+enrich (Dask workers; they
+also embed the new documents' passages into the cache), enrich (site pass), quality, index (chunk, embed what
+the cache lacks, write LanceDB). Peak RSS per stage: the flow process plus the processes it started (Dask
+workers, wget), sampled every 0.2 s, by the stage spans the flow reports.
 
 `--llm-pages N` also times hybrid extraction + LLM metadata of N pages with the packaged Gemma 3 270M through
 one llama-server using both cores, then through two endpoints with one core each (`[llm] base_urls`,
@@ -34,6 +34,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -99,33 +100,85 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def scale_runs(work: Path, url: str, pages: int, workers: list[int], batch: int, with_thread: bool) -> dict:
-    data = work / "data"
+STAGES = ("mirror", "normalize", "extract+enrich", "enrich", "quality", "index")
+
+
+class RssSampler:
+    """RSS of this process plus the processes it starts after `start()` (not the Prefect server), every 0.2 s."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self._me = psutil.Process()
+        self._before = {c.pid for c in self._me.children(recursive=True)}
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self._stop.is_set():
+            total = 0
+            try:
+                total = self._me.memory_info().rss
+                for child in self._me.children(recursive=True):
+                    if child.pid not in self._before:
+                        try:
+                            total += child.memory_info().rss
+                        except psutil.Error:
+                            pass
+            except psutil.Error:
+                pass
+            self.samples.append((time.time(), total))
+            self._stop.wait(0.2)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def peak_mb(self, start: float, end: float) -> float:
+        inside = [rss for t, rss in self.samples if start <= t <= end + 0.2]
+        return round(max(inside, default=0) / 2**20)
+
+
+def cache_rows(data: Path) -> int:
+    """Texts in the data folder's embedding cache (all embedded during the run: it started empty)."""
+    import sqlite3
+
+    from siterag.index.embed_cache import cache_path
+
+    path = cache_path(data)
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+
+
+def first_run(work: Path, url: str, pages: int, runner: str, workers: int, batch: int) -> dict:
+    """One first run of the archive (fresh data folder); per stage wall s, share and peak RSS."""
+    data = work / f"data-{pages}-{runner}{workers}"
     site = f'[[site]]\nname = "archive"\nstart_urls = ["{url}/index.html"]\nextract_mode = "heuristic"\nquota = "5g"\n'
-    out: dict = {"pages": pages, "runs": []}
-    first = workers[0]
-    cfg = write_config(work / "sites.toml", data, site, "dask", first, batch)
-    wall, report = run_flow(cfg, "archive")
-    out["first"] = {"workers": first, "wall_s": round(wall, 1), "seconds": report["seconds"],
-                    "documents": report["documents"], "chunks": report["index"]["chunks"],
-                    "binaries": report["binaries"], "pages_seen": report["pages_seen"]}
-    print(f"first run ({first} Dask worker{'s' * (first > 1)}): {wall:.0f} s for {report['pages_seen']} pages "
-          f"= {report['pages_seen'] / wall:.2f} pages/s; {report['documents']} documents, "
-          f"{report['index']['chunks']} chunks; stages {report['seconds']}", flush=True)
-    plans = [("thread", 1)] * with_thread + [("dask", w) for w in workers]
-    for runner, w in plans:
-        shutil.rmtree(data / "corpus" / "archive")
-        cfg = write_config(work / "sites.toml", data, site, runner, w, batch)
+    cfg = write_config(work / "sites.toml", data, site, runner, workers, batch)
+    with RssSampler() as rss:
         wall, report = run_flow(cfg, "archive")
-        s = report["seconds"]
-        assert report["index"]["embed_calls"] == 0, report["index"]  # the documents came out the same
-        row = {"runner": runner, "workers": w, "wall_s": round(wall, 1), "seconds": s,
-               "pages": report["new"], "extract_pages_per_s": round(report["new"] / s["extract+enrich"], 2)}
-        out["runs"].append(row)
-        print(f"{runner} x{w}: extract+enrich {s['extract+enrich']:.0f} s = {row['extract_pages_per_s']} pages/s "
-              f"(page work summed {s['extract (pages)'] + s['enrich (pages)']:.0f} s); refresh crawl "
-              f"{s['mirror']:.0f} s", flush=True)
-    return out
+    s, idx = report["seconds"], report["index"]
+    row = {"pages": pages, "runner": runner, "workers": workers, "wall_s": round(wall, 1),
+           "pages_per_s": round(report["pages_seen"] / wall, 2), "pages_seen": report["pages_seen"],
+           "documents": report["documents"], "chunks": idx["chunks"], "seconds": s,
+           "share": {k: round(s[k] / wall, 3) for k in STAGES},
+           "peak_rss_mb": {k: rss.peak_mb(*report["stage_spans"][k]) for k in STAGES},
+           "passages_indexed": idx["chunks"] + idx["upserted"], "passages_embedded": cache_rows(data),
+           "embedded_by_index": idx.get("texts_embedded")}
+    print(f"{pages} pages, {runner} x{workers}: {wall:.0f} s = {row['pages_per_s']} pages/s; "
+          f"{row['documents']} documents, {row['chunks']} chunks; passages indexed {row['passages_indexed']}, "
+          f"embedded {row['passages_embedded']} ({row['embedded_by_index']} of them by the index stage)", flush=True)
+    shutil.rmtree(data, ignore_errors=True)
+    return row
 
 
 def llm_runs(work: Path, n: int) -> dict:
@@ -162,33 +215,46 @@ def llm_runs(work: Path, n: int) -> dict:
 
 
 def summary(result: dict) -> None:
-    first = result["first"]
-    s = first["seconds"]
-    other = sum(s[k] for k in ("mirror", "normalize", "quality", "index"))
-    print(f"\nsynthetic archive: {first['pages_seen']} pages seen ({first['documents']} documents, "
-          f"{first['binaries']} binaries purged, {first['chunks']} chunks)")
-    print(f"first run end to end: {first['wall_s']:.0f} s = {first['pages_seen'] / first['wall_s']:.2f} pages/s")
-    print("cost per stage (first run, wall s): " + ", ".join(
-        f"{k} {s[k]:.0f}" for k in ("mirror", "normalize", "extract+enrich", "quality", "index")))
-    print(f"  extract+enrich split (summed over workers): extract {s['extract (pages)']:.0f}, enrich "
-          f"{s['enrich (pages)']:.0f}; index split: chunk {s['chunk']:.0f}, embed {s['embed']:.0f}, "
-          f"write {s['write']:.0f} (the rest: embedder load, corpus read)")
-    print(f"\n{'runner':8} {'workers':>7} {'extract p/s':>12} {'speed-up':>9} {'end-to-end p/s':>15}")
-    base = next((r for r in result["runs"] if r["runner"] == "thread"), result["runs"][0])
-    for r in result["runs"]:
-        e2e = first["pages_seen"] / (other + r["seconds"]["extract+enrich"])
-        print(f"{r['runner']:8} {r['workers']:>7} {r['extract_pages_per_s']:>12.2f} "
-              f"{r['extract_pages_per_s'] / base['extract_pages_per_s']:>8.2f}x {e2e:>15.2f}")
+    rows = result["runs"]
+    print(f"\n{'pages':>6} {'run':>8} {'stage':>15} {'wall s':>8} {'share':>6} {'pages/s':>8} {'peak RSS MB':>12}")
+    for r in rows:
+        run = f"{r['runner']} x{r['workers']}"
+        for k in STAGES:
+            sec = r["seconds"][k]
+            print(f"{r['pages']:>6} {run:>8} {k:>15} {sec:>8.1f} {r['share'][k]:>6.1%} "
+                  f"{r['pages_seen'] / max(sec, 1e-9):>8.1f} {r['peak_rss_mb'][k]:>12}")
+        print(f"{r['pages']:>6} {run:>8} {'end to end':>15} {r['wall_s']:>8.1f} {'':>6} {r['pages_per_s']:>8.2f} "
+              f"{max(r['peak_rss_mb'].values()):>12}   (passages embedded {r['passages_embedded']} of "
+              f"{r['passages_indexed']} indexed)")
+    for pages in dict.fromkeys(r["pages"] for r in rows):
+        same = [r for r in rows if r["pages"] == pages and r["runner"] == "dask"]
+        one = next((r for r in same if r["workers"] == 1), None)
+        for r in same:
+            if one and r is not one:
+                ups = ", ".join(f"{k} {one['seconds'][k] / max(r['seconds'][k], 1e-9):.2f}x"
+                                for k in ("extract+enrich", "index"))
+                print(f"{pages} pages: Dask {r['workers']} workers vs 1: {ups}, end to end "
+                      f"{one['wall_s'] / r['wall_s']:.2f}x")
     for label, row in result.get("llm", {}).items():
         print(f"LLM {label}: {row['pages_per_s']:.3f} pages/s ({row['llm_calls']} requests, {row['pages']} pages)")
 
 
+def _ints(text: str, parser: argparse.ArgumentParser, name: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        parser.error(f"{name}: a comma-separated list of whole numbers, e.g. 1,2")
+    if min(values) < 1:
+        parser.error(f"{name} must be >= 1")
+    return values
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", type=int, default=5000)
-    parser.add_argument("--workers", default="1,2,4", help="Dask worker counts (default 1,2,4)")
+    parser.add_argument("--pages", default="5000", help="archive sizes, e.g. 1000,5000,20000 (default 5000)")
+    parser.add_argument("--workers", default="1,2", help="Dask worker counts (default 1,2)")
     parser.add_argument("--batch-size", type=int, default=25)
-    parser.add_argument("--no-thread", action="store_true", help="skip the default in-process runner's run")
+    parser.add_argument("--thread", action="store_true", help="also a run on the default in-process runner")
     parser.add_argument("--llm-pages", type=int, default=0, help="also time 1 vs 2 llama-server endpoints")
     parser.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "scale.json")
@@ -196,12 +262,8 @@ def main() -> int:
     if not SHARED_SITES.is_dir():
         print(f"skipped: {SHARED_SITES} is absent")
         return 0
-    try:
-        workers = [int(w) for w in args.workers.split(",")]
-    except ValueError:
-        parser.error("--workers: a comma-separated list of whole numbers, e.g. 1,2,4")
-    if args.pages < 1 or min(workers) < 1:
-        parser.error("--pages and --workers must be >= 1")
+    sizes = _ints(args.pages, parser, "--pages")
+    workers = _ints(args.workers, parser, "--workers")
     work = args.work or Path(tempfile.mkdtemp(prefix="siterag-scale-"))
     os.environ.setdefault("PREFECT_HOME", str(work / "prefect"))
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
@@ -209,23 +271,32 @@ def main() -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     from prefect.testing.utilities import prefect_test_harness
 
-    www = work / "www"
-    count = build_archive(www, args.pages)
-    print(f"archive: {count} HTML pages under {www}", flush=True)
-    server, url = serve(www)
+    result: dict = {"cpus": len(os.sched_getaffinity(0)), "load_before": os.getloadavg(), "runs": []}
     try:
         with prefect_test_harness(server_startup_timeout=120):
-            result = scale_runs(work, url, count, workers, args.batch_size, not args.no_thread)
+            for size in sizes:
+                www = work / f"www-{size}"
+                count = build_archive(www, size)
+                print(f"archive: {count} HTML pages under {www}", flush=True)
+                server, url = serve(www)
+                try:
+                    plans = [("thread", 1)] * args.thread + [("dask", w) for w in workers]
+                    for runner, w in plans:
+                        result["runs"].append(first_run(work, url, count, runner, w, args.batch_size))
+                finally:
+                    server.shutdown()
+                shutil.rmtree(www, ignore_errors=True)
             if args.llm_pages:
                 result["llm"] = llm_runs(work, args.llm_pages)
     finally:
-        server.shutdown()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
+    result["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
     summary(result)
-    print(f"\nfigures saved to {args.out}")
+    print(f"\nload average before / after: {result['load_before'][0]:.1f} / {result['load_after'][0]:.1f} on "
+          f"{result['cpus']} CPUs\nfigures saved to {args.out}")
     return 0
 
 

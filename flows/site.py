@@ -13,11 +13,12 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_progress_artifact, update_progress_artifact
 
 from siterag import progress as shown_progress
-from siterag.config import load_config
+from siterag.config import Config, SiteConfig, load_config
 from siterag.enrich.corpus import corpus_paths
 from siterag.layout import SiteLayout, sweep_temp_files
 from siterag.llm.clients import ensure_embedded
 from siterag.llm.limit import ensure_llm_limit
+from siterag.lock import site_lock
 from tasks import (
     enrich_site_task,
     extract_batch_task,
@@ -32,9 +33,14 @@ from tasks import (
 
 @flow(name="site", flow_run_name="site-{site_name}", log_prints=True)
 def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
-    """Archive one site end to end; returns the run report."""
+    """Archive one site end to end; returns the run report. One run of a site at a time (siterag/lock.py)."""
     cfg = load_config(config_path)
     site = cfg.site(site_name)
+    with site_lock(cfg.data_dir, site.name):
+        return _archive(cfg, site)
+
+
+def _archive(cfg: Config, site: SiteConfig) -> dict:
     layout = SiteLayout(cfg.data_dir, site.name)
     logger = get_run_logger()
     for leftover in sweep_temp_files(layout.mirror, layout.normalized, layout.corpus, layout.logs):
@@ -57,15 +63,16 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     outcomes: list[dict] = []
     starts = range(0, len(pages), cfg.batch_size)
     batches = [dict(layout=layout, site=site, llm=cfg.llm, rels=pages[s:s + cfg.batch_size], corpus_map=corpus_map,
-                    manifest=manifest, templates={rel: templates.get(rel, []) for rel in pages[s:s + cfg.batch_size]})
+                    manifest=manifest, templates={rel: templates.get(rel, []) for rel in pages[s:s + cfg.batch_size]},
+                    embedder=cfg.embedder)  # passages embedded ahead of the index, in the extract tasks
                for s in starts]
     with clock("extract+enrich"), ExitStack() as stack:
         # The CLI's progress bar (a no-op without one): per page from the tasks in this process, per batch here.
         shown = stack.enter_context(shown_progress.stage(site.name, "extract+enrich", "pages"))
         if pages:
             shown(0, len(pages))
-        if cfg.task_runner == "dask" and batches:  # all batches at once on a local Dask cluster, in order of start
-            runner = stack.enter_context(dask_runner(cfg.dask_workers))
+        if cfg.task_runner == "dask" and batches:  # all batches at once on Dask (local or dask_address), in order
+            runner = stack.enter_context(dask_runner(cfg.dask_workers, cfg.dask_address))
             futures = [runner.submit(extract_batch_task, parameters=params) for params in batches]
             states = (_wait_state(f) for f in futures)
         else:  # one batch after another in this process (the default)
@@ -90,6 +97,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     report["seconds"] = {**clock.seconds, "extract (pages)": round(sum(o.get("extract_s", 0) for o in outcomes), 2),
                          "enrich (pages)": round(sum(o.get("enrich_s", 0) for o in outcomes), 2),
                          "chunk": idx["chunk_s"], "embed": idx["embed_s"], "write": idx["write_s"]}
+    report["stage_spans"] = clock.spans
     return report
 
 
@@ -98,20 +106,26 @@ class StageClock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.spans: dict[str, list[float]] = {}  # stage -> [first start, last end] (epoch s; benchmarks/scale.py)
 
     @contextmanager
     def __call__(self, stage: str) -> Iterator[None]:
         started = time.monotonic()
+        self.spans.setdefault(stage, [time.time(), 0.0])
         try:
             yield
         finally:
             self.seconds[stage] = round(self.seconds.get(stage, 0.0) + time.monotonic() - started, 2)
+            self.spans[stage][1] = time.time()
 
 
-def dask_runner(workers: int):  # noqa: ANN201
-    """A Prefect task runner on a temporary local Dask cluster of `workers` one-thread worker processes."""
+def dask_runner(workers: int, address: str = ""):  # noqa: ANN201
+    """A Prefect task runner on the Dask scheduler at `address` (its workers need this project and the data folder
+    at the same path), else on a temporary local Dask cluster of `workers` one-thread worker processes."""
     from prefect_dask import DaskTaskRunner
 
+    if address:
+        return DaskTaskRunner(address=address, client_kwargs={"timeout": "20s"})
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
                                           "dashboard_address": None})
 

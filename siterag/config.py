@@ -75,10 +75,21 @@ class SiteConfig:
     extract_mode: str = ""
     schedule: str = "0 3 * * *"
     categories: tuple[str, ...] = ()  # when given, each page's category is the nearest of these (by the embedder)
+    # WARC in and out (siterag/acquire/warc.py): WARC/WACZ files (globs, absolute) as the site's source instead of
+    # start_urls/local_path; `warc`: a crawl also writes data/warc/<site>/; `hosts`: the site's (old) host names,
+    # host[/path]; `capture_until`: YYYY-MM-DD, the last capture on or before it ('' = the latest).
+    warc_files: tuple[str, ...] = ()
+    warc: bool = False
+    hosts: tuple[str, ...] = ()
+    capture_until: str = ""
 
     @property
     def is_local(self) -> bool:
         return bool(self.local_path)
+
+    @property
+    def is_warc(self) -> bool:
+        return bool(self.warc_files)
 
     def stage_key(self, *fields: str) -> str:
         """Stable hash of the named settings, for cache keys of one stage."""
@@ -98,6 +109,7 @@ class Config:
     batch_size: int = 25
     task_runner: str = "thread"  # "dask": extract batches run in parallel on a local Dask cluster
     dask_workers: int = 2
+    dask_address: str = ""  # "tcp://HOST:PORT": a running Dask scheduler (its workers do the pages); "" = local cluster
     index: IndexStore | None = None  # [index] uri + storage_options; None = <data_dir>/lancedb
 
     @property
@@ -317,9 +329,43 @@ def _cron(value: object, where: str) -> str:
     return value
 
 
+def _warc_files(value: object, where: str) -> tuple[str, ...]:
+    files = _strings(value, where)
+    if not files or not all(f.strip() for f in files):
+        raise _Mistake(where, "is empty: give WARC or WACZ files (globs allowed), e.g. [\"captures/*.warc.gz\"]")
+    return files
+
+
+def _hosts(value: object, where: str) -> tuple[str, ...]:
+    hosts = _strings(value, where)
+    for host in hosts:
+        name = urlparse(host if "://" in host else "http://" + host).hostname
+        if not name or " " in host:
+            raise _Mistake(where, f"{host!r} is not a host name (e.g. \"www.example.ne.jp\" or "
+                                  "\"www.geocities.jp/user\")")
+    return hosts
+
+
+def _day(value: object, where: str) -> str:
+    text = value.isoformat() if hasattr(value, "isoformat") and not isinstance(value, str) else value
+    if isinstance(text, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", text[:10]) and len(text) in (10, 19, 20, 25):
+        return text[:10]
+    raise _Mistake(where, f'must be a date "YYYY-MM-DD" (the last capture on or before it), {_got(value, "string")}')
+
+
+def _dask_address(value: object, where: str) -> str:
+    """A Dask scheduler address, as `dask scheduler` prints it: tcp://HOST:PORT (or tls://)."""
+    m = re.fullmatch(r"(tcp|tls)://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})", value) \
+        if isinstance(value, str) else None
+    if m and 0 < int(m.group(3)) < 65536:
+        return value
+    raise _Mistake(where, 'must be a Dask scheduler address "tcp://HOST:PORT" (as `dask scheduler` prints it, '
+                          f'e.g. "tcp://127.0.0.1:8786"), {_got(value, "string")}')
+
+
 GLOBAL_KEYS: dict[str, Check] = {
     "data_dir": _text, "batch_size": _whole(1), "embedder": _text, "task_runner": _choice(TASK_RUNNERS),
-    "dask_workers": _whole(1),
+    "dask_workers": _whole(1), "dask_address": _dask_address,
 }
 SITE_KEYS: dict[str, Check] = {
     "name": _site_name, "start_urls": _urls, "local_path": _text, "accept": _strings, "reject": _strings,
@@ -327,6 +373,7 @@ SITE_KEYS: dict[str, Check] = {
     "rate_limit": _wget_size(True, "k", "kilobytes a second"), "user_agent": _text,
     "max_depth": _whole(0, " (0 = no limit)"), "timeout_s": _number(True),
     "extract_mode": _choice(EXTRACT_MODES, allow_empty=True), "schedule": _cron, "categories": _categories,
+    "warc_files": _warc_files, "warc": _flag, "hosts": _hosts, "capture_until": _day,
 }
 LLM_KEYS: dict[str, Check] = {
     "base_url": _url_or_empty, "base_urls": _urls, "model": _text, "embedded": _flag, "embedded_port": _port,
@@ -406,16 +453,30 @@ def _site(n: int, entry: object, defaults: dict, base: Path, data_dir: Path, ind
         raise _Mistake(where, "has no name: add name = \"...\"")
     name = _site_name(entry["name"], f"{where} name")
     where = f'[[site]] "{name}"'
-    merged = {**defaults, **_checked(entry, SITE_KEYS, where, "[[site]]")}
-    if not merged.get("start_urls") and not merged.get("local_path"):
-        raise _Mistake(where, "has neither start_urls nor local_path: give one (exactly one)")
-    if merged.get("start_urls") and merged.get("local_path"):
-        raise _Mistake(where, "has both start_urls and local_path: give either start_urls or local_path "
-                              "(exactly one)")
+    own = _checked(entry, SITE_KEYS, where, "[[site]]")
+    merged = {**defaults, **own}
+    sources = [k for k in ("start_urls", "local_path", "warc_files") if merged.get(k)]
+    if not sources:
+        raise _Mistake(where, "has neither start_urls nor local_path nor warc_files: give one (exactly one)")
+    if len(sources) > 1:
+        raise _Mistake(where, f"has both {sources[0]} and {sources[1]}: give either start_urls, local_path or "
+                              "warc_files (exactly one)")
+    if own.get("warc") and not merged.get("start_urls"):
+        raise _Mistake(f"{where} warc", "writes the crawl's WARC: only for a site with start_urls (a WARC source "
+                                        "is warc_files)")
+    if merged.get("warc_files"):
+        merged["warc_files"] = tuple(str(p if (p := Path(f).expanduser()).is_absolute() else base / p)
+                                     for f in merged["warc_files"])
     hosts = {urlparse(u).hostname for u in merged.get("start_urls", ())}
     if len(hosts) > 1:
         raise _Mistake(f"{where} start_urls", f"span several hosts ({', '.join(sorted(hosts))}); "
                                               "make one site per host")
+    ports = {_url_port(u, f"{where} start_urls") for u in merged.get("start_urls", ())}
+    if len(ports) > 1:  # another port is another web server: its pages would overwrite same-named ones
+        raise _Mistake(f"{where} start_urls", f"use several ports of {next(iter(hosts))} "
+                                              f"({', '.join(sorted(str(p or 'default') for p in ports))}): each "
+                                              "is its own server and one site keeps one folder of pages; make one "
+                                              "site per port")
     if merged.get("local_path"):
         merged["local_path"] = str(_local_path(merged["local_path"], f"{where} local_path", base, data_dir, index))
     mode = merged.get("extract_mode") or "heuristic"  # the measured best with a small model (benchmarks/)
@@ -425,10 +486,22 @@ def _site(n: int, entry: object, defaults: dict, base: Path, data_dir: Path, ind
     return SiteConfig(**merged)
 
 
+def _url_port(url: str, where: str) -> int | None:
+    """The URL's port; None for the scheme's default (80, 443 or none given)."""
+    try:
+        port = urlparse(url).port
+    except ValueError:
+        raise _Mistake(where, f"{url!r} has a bad port number") from None
+    return None if port in (80, 443) else port
+
+
 def _local_path(value: str, where: str, base: Path, data_dir: Path, index: IndexStore | None) -> Path:
     """An existing folder that holds neither the archive (data_dir, a local index) nor the whole filesystem."""
     path = Path(value).expanduser()
-    path = (path if path.is_absolute() else base / path).resolve()
+    try:
+        path = (path if path.is_absolute() else base / path).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a symlink loop
+        raise _Mistake(where, f"{value!r} is a symlink loop (a link that points back at itself)") from None
     if not path.exists():
         raise _Mistake(where, f"folder {str(path)!r} does not exist")
     if not path.is_dir():
@@ -504,7 +577,11 @@ def _build(raw: dict, path: Path) -> Config:
     data_dir = Path(defaults.pop("data_dir", "data")).expanduser()
     batch_size = defaults.pop("batch_size", 25)
     embedder = defaults.pop("embedder", "use-multilingual-v3")
-    task_runner = defaults.pop("task_runner", "thread")
+    dask_address = defaults.pop("dask_address", "")
+    task_runner = defaults.pop("task_runner", "dask" if dask_address else "thread")
+    if dask_address and task_runner != "dask":
+        raise _Mistake("[defaults]", f'dask_address is set but task_runner = "{task_runner}": remove one of them '
+                                     '(dask_address alone means task_runner = "dask")')
     dask_workers = defaults.pop("dask_workers", 2)
     if not data_dir.is_absolute():
         data_dir = (base / data_dir).resolve()
@@ -524,7 +601,7 @@ def _build(raw: dict, path: Path) -> Config:
             raise _Mistake(f'[[site]] "{site.name}"', "duplicate site name: each site needs its own name")
         seen.add(site.name)
     return Config(data_dir=data_dir, sites=sites, llm=llm, embedder=embedder, batch_size=batch_size,
-                  task_runner=task_runner, dask_workers=dask_workers, index=index)
+                  task_runner=task_runner, dask_workers=dask_workers, dask_address=dask_address, index=index)
 
 
 def _index(raw: object, base: Path) -> IndexStore:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlparse
 
+from siterag.acquire.mirror import guess_url_path, saved_urls, utf8_name
 from siterag.acquire.purge import is_binary, looks_like_html
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
@@ -70,6 +71,10 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
     for path in sorted(p for p in mirror.rglob("*") if p.is_file() and not p.is_symlink()):
         rel = path.relative_to(mirror).as_posix()
         if rel.startswith(".") or "/." in rel:
+            continue
+        if utf8_name(rel) != rel:  # e.g. a Shift_JIS name in a local folder: no document path can hold it
+            shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            result.warnings.append(f"file name is not UTF-8, left out: {shown} (rename it to UTF-8)")
             continue
         with path.open("rb") as fh:
             head = fh.read(8192)
@@ -141,27 +146,38 @@ def known_pages(normalized: Path) -> set[str]:
     return set(read_saved(normalized / MANIFEST))
 
 
-def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[str, dict]:
-    """Write UTF-8 copies of the pages; return rel -> {encoding, method, declared, hash} (also saved)."""
+def normalize_pages(mirror: Path, normalized: Path, pages: list[str],
+                    captures: Mapping[str, Mapping] | None = None) -> dict[str, dict]:
+    """Write UTF-8 copies of the pages; return rel -> {encoding, method, declared, hash} (also saved).
+
+    `captures` (WARC sites, siterag.acquire.warc.capture_info): per page its HTTP charset, the hint encoding
+    detection takes, and its original `url` and `captured_at`, kept in the page's entry."""
     manifest_path = normalized / MANIFEST
     old = read_saved(manifest_path)
     manifest: dict[str, dict] = {}
+    captures = captures or {}
     for rel in pages:
         src = mirror / rel
         data = src.read_bytes()
         raw_hash = content_hash(data)
         target = normalized / rel
-        if old.get(rel, {}).get("raw_hash") == raw_hash and target.exists():
-            manifest[rel] = old[rel]
+        capture = captures.get(rel) or {}
+        origin = {k: capture[k] for k in ("url", "captured_at") if capture.get(k)} | \
+            ({"warc_file": capture["file"]} if capture.get("file") else {})
+        if old.get(rel, {}).get("raw_hash") == raw_hash and target.exists() and \
+                old[rel].get("http_charset", "") == capture.get("charset", ""):
+            manifest[rel] = {k: v for k, v in old[rel].items() if k not in ("url", "captured_at", "warc_file")} | origin
             continue
         size = len(data)
         if size > MAX_PAGE_BYTES:  # cut at a line end, never inside a multibyte character
             cut = data.rfind(b"\n", MAX_PAGE_BYTES - 65536, MAX_PAGE_BYTES)
             data = data[:cut + 1 if cut > 0 else MAX_PAGE_BYTES]
-        text, det = to_utf8(data)
+        text, det = to_utf8(data, capture.get("charset") or None)
         atomic_write(target, text)
         manifest[rel] = {"encoding": det.encoding, "method": det.method, "declared": det.declared,
-                         "raw_hash": raw_hash, "hash": content_hash(text)}
+                         "raw_hash": raw_hash, "hash": content_hash(text), **origin}
+        if capture.get("charset"):
+            manifest[rel]["http_charset"] = capture["charset"]
         if size > MAX_PAGE_BYTES:
             manifest[rel]["truncated_from"] = size
     for rel in set(old) - set(manifest):
@@ -170,12 +186,22 @@ def normalize_pages(mirror: Path, normalized: Path, pages: list[str]) -> dict[st
     return manifest
 
 
-def source_url(site: SiteConfig, rel: str) -> str:
-    """Where a page came from: its URL for crawled sites, its file path for local folders."""
+def source_url(site: SiteConfig, rel: str, logs: Path | None = None) -> str:
+    """Where a page came from: its URL for crawled sites, its file path for local folders (WARC sites: the
+    WARC file, see process_page). `logs`: the site's log folder, where the crawl saved each file's URL (wget's
+    names lose the `?`, add `.html`, get cut); without it the URL is guessed from the name. Never the start URL's
+    user name and password."""
     if site.is_local:
         return str(Path(site.local_path) / rel)
+    if site.is_warc:
+        return ""
+    url = saved_urls(logs).get(rel) if logs is not None else None
+    if url:
+        return url
     parsed = urlparse(site.start_urls[0])
-    return f"{parsed.scheme}://{parsed.netloc}/{quote(rel)}"
+    path, query = guess_url_path(rel)
+    return f"{parsed.scheme}://{parsed.netloc.rsplit('@', 1)[-1]}/{quote(path)}" + \
+        (f"?{quote(query, safe='=&;/:+,%')}" if query else "")
 
 
 @dataclass
@@ -212,6 +238,12 @@ def needs_work(fields: dict | None, page_hash: str, key: str, llm_enabled: bool)
     return llm_enabled and retry_due(fields)
 
 
+def moved_capture(fields: dict | None, info: dict) -> bool:
+    """Whether a WARC page's document names another capture (URL, WARC-Date) than the one its bytes come from now."""
+    return bool(fields) and bool(info.get("captured_at")) and (
+        fields.get("captured_at") != info.get("captured_at") or fields.get("url") != info.get("url"))
+
+
 def template_key(template: list[str] | None) -> str:
     """The part of a page's extract key that its site-template lines decide ('' without any)."""
     return "+t-" + content_hash(",".join(sorted(template)))[:12] if template else ""
@@ -230,6 +262,12 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     existing = read_doc(out_path) if out_path.exists() else None
     old_fields = existing[0] if existing else None
     if not needs_work(old_fields, info["hash"], key, client is not None):
+        if moved_capture(old_fields, info):  # same bytes, now from another capture: only the provenance changes
+            fields = {**old_fields, "url": info.get("url") or old_fields.get("url", ""),
+                      "captured_at": info.get("captured_at")}
+            if old_fields.get("date_from") == "capture" and info.get("captured_at"):
+                fields["date"] = str(info["captured_at"])[:10]
+            write_doc(out_path, existing[1], {k: v for k, v in fields.items() if v is not None})
         return PageOutcome(rel, "unchanged", corpus_rel)
     started = time.perf_counter()
     html = prepare_html((layout.normalized / rel).read_text(encoding="utf-8"))
@@ -244,6 +282,8 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     # Diary entries: date lines become headings; the page's date is its first entry's, else its name's/content's.
     dated = mark_entries(result.markdown, date_from_path(rel))
     result.markdown = dated.markdown
+    if not dated.date and info.get("captured_at"):  # a WARC capture: dated by it only when nothing else dates it
+        dated.date, dated.date_from = str(info["captured_at"])[:10], "capture"
     problem, by = "", "machine"
     if enrich and client is not None and result.markdown.strip():
         meta, problem = llm_metadata(client, result.title, result.markdown)
@@ -257,10 +297,12 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     fields = {
         **meta,
         "site": site.name,
-        "source": source_url(site, rel),
+        "source": info.get("warc_file") or source_url(site, rel, layout.logs),
+        "url": info.get("url") or ("" if site.is_local else source_url(site, rel, layout.logs)),  # the original URL
+        **({"captured_at": info["captured_at"]} if info.get("captured_at") else {}),  # its WARC-Date
         "path": rel,
         "date": dated.date,
-        **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content
+        **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content | capture
         "processed_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "content_hash": info["hash"],
         "body_hash": content_hash(result.markdown),
@@ -331,13 +373,14 @@ def remove_vanished(layout: SiteLayout, keep: set[str]) -> list[str]:
     return removed
 
 
-def corpus_docs(layout: SiteLayout) -> list[tuple[str, dict, str]]:
-    """(corpus path, fields, body) of every document of a site."""
+def corpus_docs(layout: SiteLayout, problems: list[str] | None = None) -> list[tuple[str, dict, str]]:
+    """(corpus path, fields, body) of every document of a site; `problems` gets a line for each field of the wrong
+    kind (read_doc reads it as the nearest right value)."""
     docs = []
     for path in sorted(layout.corpus.rglob("*.md")) if layout.corpus.exists() else []:
         if is_temp_file(path.name):  # half-written by a run that was killed (or is writing now)
             continue
-        parsed = read_doc(path)
+        parsed = read_doc(path, problems)
         if parsed:
             docs.append((path.relative_to(layout.corpus).as_posix(), *parsed))
     return docs
@@ -387,10 +430,11 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     return report
 
 
-def indexed_docs(layout: SiteLayout, site: str) -> list[IndexedDoc]:
-    """Corpus documents of a site for the index (sync_site chunks only the ones that changed)."""
+def indexed_docs(layout: SiteLayout, site: str, problems: list[str] | None = None) -> list[IndexedDoc]:
+    """Corpus documents of a site for the index (sync_site chunks only the ones that changed); `problems`: as
+    corpus_docs (a hand-edited `tags: 5` is one line there, and the tag "5" in the index)."""
     out = []
-    for rel, fields, body in corpus_docs(layout):
+    for rel, fields, body in corpus_docs(layout, problems):
         out.append(IndexedDoc(
             doc_id=f"{site}/{rel}", site=site, path=str(fields.get("path", rel)),
             source=str(fields.get("source", "")), title=str(fields.get("title", "")),

@@ -12,15 +12,17 @@ from prefect.cache_policies import CacheKeyFnPolicy
 
 from siterag import progress
 from siterag.acquire.mirror import MirrorError, mirror_site
+from siterag.acquire.warc import capture_info
 from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.enrich.corpus import read_doc
 from siterag.enrich.enrich import enrich_site
 from siterag.extract.template import site_template
+from siterag.index.embed_cache import cached_embedder, warm_cache
 from siterag.index.embedding import get_embedder
 from siterag.index.index import sync_site
 from siterag.index.store import IndexStore
-from siterag.layout import SiteLayout
+from siterag.layout import SiteLayout, append_log
 from siterag.llm.clients import client_for
 from siterag.pipeline import (
     MAX_PAGE_BYTES,
@@ -28,6 +30,7 @@ from siterag.pipeline import (
     SelectResult,
     indexed_docs,
     known_pages,
+    moved_capture,
     normalize_pages,
     page_stats,
     process_batch,
@@ -70,7 +73,7 @@ def normalize_task(layout: SiteLayout, seen: list[str], complete: bool = True) -
     reached: none removed because the crawl missed it, none that an earlier crawl found gone brought back."""
     keep = set(seen) if complete and seen else (set(seen) | known_pages(layout.normalized)) or None
     select = select_pages(layout.mirror, layout.logs, keep)
-    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages, capture_info(layout.logs))
     select.warnings += [f"{rel} is {info['truncated_from']:,} bytes: only the first {MAX_PAGE_BYTES:,} are kept"
                         for rel, info in sorted(manifest.items()) if info.get("truncated_from")]
     get_run_logger().info("normalize: %d pages, %d binaries purged, %d stale pages left out",
@@ -101,7 +104,8 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         fields = parsed[0]
         page_hash = parameters["manifest"][rel]["hash"]
         # A page that changed back to content seen before must not hit that old cache entry.
-        if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)):
+        if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)) or \
+                moved_capture(fields, parameters["manifest"][rel]):
             return None
         hashes.append((rel, corpus_map[rel], page_hash))
     from siterag import pipeline
@@ -121,9 +125,10 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
       retries=1, retry_delay_seconds=5)
 def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rels: list[str],
                        corpus_map: dict[str, str], manifest: dict[str, dict],
-                       templates: dict[str, list[str]] | None = None) -> list[dict]:
+                       templates: dict[str, list[str]] | None = None, embedder: str = "") -> list[dict]:
     """Extract + enrich a batch of pages into corpus files; up-to-date pages are not redone.
-    `templates`: per page, the keys of the site's template lines on it (template_task)."""
+    `templates`: per page, the keys of the site's template lines on it (template_task). `embedder`: also embed
+    the new documents' passages into the embedding cache (on Dask: spread over the workers, the index reads them)."""
     logger = get_run_logger()
     client = client_for(llm) if llm.enabled else None
     batch_manifest = {rel: manifest[rel] for rel in rels}
@@ -132,6 +137,12 @@ def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rel
         outcomes += process_batch(layout, site, [rel], corpus_map, batch_manifest, client, llm.enrich, llm.model,
                                   log=logger.warning, templates=templates)
         progress.advance(1)
+    done = [o.corpus for o in outcomes if o.status in ("new", "changed") and o.corpus]
+    if embedder and done:
+        try:
+            warm_cache(layout.data_dir, layout.corpus, done, embedder)
+        except Exception as exc:  # noqa: BLE001 - only a head start: the index stage embeds whatever is missing
+            logger.warning("passages not embedded ahead of the index: %s", exc)
     return [asdict(o) for o in outcomes]
 
 
@@ -175,11 +186,21 @@ def quality_task(layout: SiteLayout, outcomes: list[dict], removed: list[str], s
 @task(name="chunk+embed+index", retries=1, retry_delay_seconds=5)
 def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dict:
     """Chunk and embed new/changed documents into the index (data/lancedb/ or object storage); remove vanished ones."""
-    embedder = get_embedder(embedder_name)
-    with progress.stage(layout.site, "index", "docs") as shown:
-        stats = sync_site(store, layout.site, indexed_docs(layout, layout.site), embedder, progress=shown)
+    # Each distinct text is embedded once across documents and runs (template passages once per site).
+    embedder = cached_embedder(get_embedder(embedder_name), layout.data_dir)
+    problems: list[str] = []  # hand-edited fields of the wrong kind (read as the nearest right value)
+    docs = indexed_docs(layout, layout.site, problems)
+    for problem in problems:
+        get_run_logger().warning("corpus: %s", problem)
+        append_log(layout.logs / "error.log", f"[!] Corpus: {problem}")
+    try:
+        with progress.stage(layout.site, "index", "docs") as shown:
+            stats = sync_site(store, layout.site, docs, embedder, progress=shown)
+    finally:
+        embedder.cache.close()
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
-    return {"upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,
+    return {"warnings": problems, "upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,
             "removed": len(stats.removed), "embed_calls": stats.embed_calls, "chunk_s": round(stats.chunk_s, 2),
-            "embed_s": round(stats.embed_s, 2), "write_s": round(stats.write_s, 2)}
+            "embed_s": round(stats.embed_s, 2), "write_s": round(stats.write_s, 2),
+            "texts_embedded": embedder.embedded, "texts_indexed": embedder.requested}

@@ -89,29 +89,31 @@ def write_config(tmp_path: Path, body: str) -> Path:
 # -- the bad-input tally: `bad inputs: tried N / handled N / lost N` at the end of a pytest run ----------------
 # Every test marked `bad_input` counts once (each parametrized case once; handled = passed, a skip is not tried);
 # a test that tries many cases in one go (tests/pipeline/test_bad_inputs.py) adds its own counts with
-# record_bad_inputs.
+# record_bad_inputs. (Test files import this module as `tests.conftest`, a second copy of pytest's `conftest`:
+# the counts travel in the test's report, not in module state of the copy.)
 
-BAD_INPUT_CASES = pytest.StashKey[list]()  # (tried, handled, lost) recorded by tests that run many cases at once
 _BAD_INPUT_OUTCOMES: dict[str, bool] = {}  # test id -> passed (every phase)
+_BAD_INPUT_CASES: list[tuple[int, int, int]] = []  # (tried, handled, lost) of tests that run many cases at once
 
 
-def record_bad_inputs(config: pytest.Config, tried: int, handled: int, lost: int) -> None:
-    """Add the counts of a test that tries several bad inputs itself to the tally."""
-    config.stash.setdefault(BAD_INPUT_CASES, []).append((tried, handled, lost))
+def record_bad_inputs(request: pytest.FixtureRequest, tried: int, handled: int, lost: int) -> None:
+    """Add the counts of a test that tries several bad inputs itself to the suite's tally."""
+    request.node.user_properties.append(("bad_inputs", (tried, handled, lost)))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _BAD_INPUT_CASES.extend(value for name, value in report.user_properties if name == "bad_inputs")
     if "bad_input" not in report.keywords or report.skipped:
         return
     if report.when == "call" or report.failed:  # a failed setup or teardown counts as not handled
         _BAD_INPUT_OUTCOMES[report.nodeid] = _BAD_INPUT_OUTCOMES.get(report.nodeid, True) and report.passed
 
 
-def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001
-    cases = config.stash.get(BAD_INPUT_CASES, [])
-    tried = len(_BAD_INPUT_OUTCOMES) + sum(c[0] for c in cases)
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
+    tried = len(_BAD_INPUT_OUTCOMES) + sum(c[0] for c in _BAD_INPUT_CASES)
     if not tried:
         return
-    handled = sum(_BAD_INPUT_OUTCOMES.values()) + sum(c[1] for c in cases)
-    lost = sum(c[2] for c in cases)
+    handled = sum(_BAD_INPUT_OUTCOMES.values()) + sum(c[1] for c in _BAD_INPUT_CASES)
+    lost = sum(c[2] for c in _BAD_INPUT_CASES)
     terminalreporter.write_line(f"bad inputs: tried {tried} / handled {handled} / lost {lost}")

@@ -228,3 +228,52 @@ class CalendarTrap:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class TrickySite:
+    """A site whose every answer is given: `pages[path] = (status, headers, body)`, `path` with its query string
+    (`/a/q.html?sid=7`), %-escapes decoded. For answers a plain folder cannot give: a redirect to another host
+    name of this same server (`other` is http://localhost:PORT, the site is http://127.0.0.1:PORT), a gzip body
+    the client did not ask for, pages under very long names. Other paths answer 404."""
+
+    def __init__(self, pages: dict[str, tuple[int, dict[str, str], bytes]] | None = None) -> None:
+        self.pages: dict[str, tuple[int, dict[str, str], bytes]] = dict(pages or {})
+        self.hits: list[str] = []
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_HEAD(self) -> None:
+                self.do_GET(head=True)
+
+            def do_GET(self, head: bool = False) -> None:
+                from urllib.parse import unquote
+
+                path = unquote(self.path)
+                owner.hits.append(path)
+                status, headers, body = owner.pages.get(path, (404, {}, b"<html><body>not found</body></html>"))
+                self.send_response(status)
+                headers = {"Content-Type": "text/html", **headers}
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if not head:
+                    self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.other = f"http://localhost:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def page(self, path: str, body: str | bytes, status: int = 200, **headers: str) -> None:
+        """Serve `body` (UTF-8 text or bytes) at `path`; headers with '_' for '-' (Content_Encoding=...)."""
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        self.pages[path] = (status, {k.replace("_", "-"): v for k, v in headers.items()}, data)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

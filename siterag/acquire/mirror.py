@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote, urlparse, urlsplit, urlunsplit
 
+from siterag.acquire import warc
 from siterag.config import SiteConfig
-from siterag.layout import TEMP_PREFIX
+from siterag.layout import TEMP_PREFIX, atomic_write, read_saved
 
 # wget exit codes that still leave a usable mirror: 0 ok, 8 = some pages answered 4xx/5xx.
 _USABLE_EXIT = {0, 8}
-_SAVED_RE = re.compile(r"(?:Saving to:|Server file no newer than local file|File) [‘'`\"](.+?)[’'\"]")
+# (and "Server ignored If-Modified-Since header for file": a server that answers 200 to a conditional GET, which
+# wget stops reading when the date and length match its copy)
+_SAVED_RE = re.compile(r"(?:Saving to:|Server file no newer than local file|File|header for file) [‘'`\"](.+?)[’'\"]")
 _REQUEST_RE = re.compile(r"^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(?:\(try:\s*\d+\)\s+)?(\S+)\s*$")
 _ERROR_RE = re.compile(r"ERROR (\d{3}):")
 # Statuses that say a page is gone; any other error (5xx, 403, ...) keeps the earlier copy.
@@ -103,15 +109,34 @@ class MirrorResult:
     complete: bool = True  # False when wget failed or was cut short: unseen pages are not gone
 
 
-def wget_args(site: SiteConfig, dest: Path) -> list[str]:
-    """The wget argument list for one site (no shell involved). No `-k`: it breaks re-runs."""
+@functools.cache
+def _wget_has(option: str) -> bool:
+    """Whether this wget knows `option` (--compression needs a wget built with zlib)."""
+    try:
+        return option in subprocess.run(["wget", "--help"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return False
+
+
+def wget_args(site: SiteConfig, dest: Path, if_modified_since: bool = False) -> list[str]:
+    """The wget argument list for one site (no shell involved). No `-k`: it breaks re-runs.
+
+    A full crawl checks each file it already has with a HEAD request (`-N` without If-Modified-Since: wget follows
+    the links of an unchanged page from its local copy); `if_modified_since`: a conditional GET instead (304 Not
+    Modified, and wget 1.21 then does not follow that page's links: for refresh_urls' list of known URLs)."""
     host = urlparse(site.start_urls[0]).hostname or ""
     args = [
-        "wget", "--mirror", "--no-if-modified-since", "--adjust-extension", "--page-requisites",
+        "wget", "--mirror", "--if-modified-since" if if_modified_since else "--no-if-modified-since",
+        # No keep-alive: after a HEAD or a 304 from an HTTP/1.0 server wget reuses the closed connection ("No data
+        # received") and waits a second before its retry, for each such file.
+        "--no-http-keep-alive", "--adjust-extension", "--page-requisites",
         "--no-parent", "--restrict-file-names=windows", "-nH", "-e", "robots=off",
         "--domains", host, "--progress=dot:giga", "--tries=2", "--timeout=30",
         "--quota", site.quota, "--user-agent", site.user_agent, "-P", str(dest),
     ]
+    # --unlink: a file wget rewrites is a new file (the hard links snapshot_mirror made keep the earlier copy);
+    # --compression=auto: a gzip-encoded answer is saved decoded and its links followed, not kept as page.html.gz.
+    args += ["--unlink"] + (["--compression=auto"] if _wget_has("--compression") else [])
     if site.max_depth:
         args += ["--level", str(site.max_depth)]
     if site.wait:
@@ -175,22 +200,300 @@ def error_warnings(errors: dict[str, int], limit: int = 10) -> list[str]:
     return lines
 
 
+# A crawl keeps, per mirror file, the URL it came from (wget's names lose the query, add .html, get cut): the
+# `source:` of its document. In the site's log folder; merged across runs.
+URLS_FILE = "urls.json"
+_FOLLOWING_RE = re.compile(r"^Location: .*\[following\]\s*$")
+_OCTAL_RE = re.compile(rb"\\([0-3][0-7]{2})")
+_HTML_NAME_RE = re.compile(r"\.html?$", re.IGNORECASE)
+
+
+def redact_url(url: str) -> str:
+    """`url` without a user name and password: they must not reach the corpus, the index or a report."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+@dataclass(frozen=True)
+class Save:
+    """One file wget saved (or found unchanged): the URL asked for, the URL that answered after redirects, and
+    where it went under the mirror (the bytes wget wrote, surrogate-escaped where they are not UTF-8)."""
+
+    asked: str
+    got: str
+    rel: str
+
+
+def parse_saves(text: str, dest: Path) -> list[Save]:
+    """The files of a wget log in crawl order; read the log with errors="surrogateescape" so that a name wget cut
+    inside a multibyte character still names the file on disk."""
+    saves: list[Save] = []
+    dest_str = str(dest).rstrip("/") + "/"
+    asked = got = ""
+    following = False
+    for line in text.splitlines():
+        request = _REQUEST_RE.match(line)
+        if request:
+            got = request.group(1)
+            if not following and "(try:" not in line:  # a new request, not a redirect hop or a retry
+                asked = got
+            following = False
+        elif _FOLLOWING_RE.match(line):
+            following = True
+        else:
+            for match in _SAVED_RE.finditer(line):
+                if match.group(1).startswith(dest_str):
+                    saves.append(Save(asked or got, got, _log_name(match.group(1)[len(dest_str):])))
+    return saves
+
+
+def _log_name(name: str) -> str:
+    """A file name as wget's log shows it back to the name on disk: wget writes a byte that is not part of valid
+    UTF-8 (a character it cut) as \\ooo; a real backslash never gets into a name (windows names: %5C)."""
+    if "\\" not in name:
+        return name
+    raw = _OCTAL_RE.sub(lambda m: bytes([int(m.group(1), 8)]), name.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def crawl_domains(site: SiteConfig, dest: Path) -> list[str]:
+    """The host names the crawl may archive (wget's --domains)."""
+    args = wget_args(site, dest)
+    if "--domains" in args:
+        return [d.strip().lower() for d in args[args.index("--domains") + 1].split(",") if d.strip()]
+    return [(urlsplit(site.start_urls[0]).hostname or "").lower()]
+
+
+def _explicit_port(url: str) -> int | None:
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        return -1
+    return None if port in (80, 443) else port
+
+
+def off_site(url: str, start_url: str, domains: list[str]) -> bool:
+    """True for a URL the site's crawl must not archive: a host outside `domains` (wget follows a redirect there
+    anyway), or the start host on another port (another server)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if not any(host == d or host.endswith("." + d) for d in domains):
+        return True
+    return host == (urlsplit(start_url).hostname or "").lower() and _explicit_port(url) != _explicit_port(start_url)
+
+
+def utf8_name(rel: str) -> str:
+    """`rel` as valid UTF-8: wget cuts a long name at 236 bytes, often inside a character; the cut bytes go."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "ignore")
+
+
+def _same_url(url: str) -> str:
+    """A URL as the page it names: no fragment, user or %-escapes; `dir/` and `dir/index.html` are one."""
+    parts = urlsplit(redact_url(url))
+    path = unquote(parts.path or "/")
+    return urlunsplit(parts._replace(path=path + "index.html" if path.endswith("/") else path, fragment=""))
+
+
+def settle_saves(saves: list[Save], dest: Path, before: Path | None, start_url: str, domains: list[str],
+                 ) -> tuple[set[str], dict[str, str], list[str]]:
+    """Check what wget saved: a file that another host answered (a redirect) is put back to its earlier copy in
+    `before` (or removed), a name cut inside a character is renamed to valid UTF-8, two URLs saved as one file are
+    reported. Returns the files of this crawl, file -> the URL it came from, and warning lines."""
+    last: dict[str, Save] = {}
+    for save in saves:
+        last[save.rel] = save
+    seen: set[str] = set()
+    urls: dict[str, str] = {}
+    asked_by_rel: dict[str, dict[str, str]] = {}
+    foreign: list[str] = []
+    for rel, save in last.items():
+        if off_site(save.got, start_url, domains) or off_site(save.asked, start_url, domains):
+            kept = before is not None and (before / rel).is_file()
+            if kept:
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(before / rel, dest / rel)
+                seen.add(utf8_name(rel))
+            elif (dest / rel).is_file():
+                (dest / rel).unlink()
+            foreign.append(f"{redact_url(save.asked)} answered from another host ({redact_url(save.got)}): not "
+                           "archived" + ("; kept the earlier copy" if kept else ""))
+            continue
+        name = utf8_name(rel)
+        if name != rel and (dest / rel).is_file() and name and not (dest / name).is_dir():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(dest / rel, dest / name)
+        elif name != rel and (dest / rel).is_file():
+            name = rel  # cannot be renamed: select_pages reports a name that is not UTF-8
+        seen.add(name)
+        urls[name] = redact_url(save.asked)
+    for save in saves:
+        if not off_site(save.got, start_url, domains) and not off_site(save.asked, start_url, domains):
+            asked_by_rel.setdefault(utf8_name(save.rel), {})[_same_url(save.asked)] = redact_url(save.asked)
+    warnings = foreign[:10] + ([f"... and {len(foreign) - 10} more pages answered from another host "
+                                "(see wget.log)"] if len(foreign) > 10 else [])
+    for rel, asked in sorted(asked_by_rel.items()):
+        if len(asked) > 1 and rel in urls:
+            others = sorted(u for u in asked.values() if u != urls[rel])
+            warnings.append(f"{len(asked)} URLs were saved as one file {rel} (wget cuts names at 236 bytes, "
+                            f"adds .html): only {urls[rel]} is archived, not {others[0]}"
+                            + (f" and {len(others) - 1} more" if len(others) > 1 else ""))
+    return seen, urls, warnings
+
+
+def snapshot_mirror(dest: Path) -> Path | None:
+    """Hard links of the mirror's files as they are before a crawl (wget runs with --unlink, so a file it writes is
+    a new one): a page that another host answers gets its earlier copy back. None where links are not possible."""
+    snap = dest.parent / f".{dest.name}.before-crawl"
+    shutil.rmtree(snap, ignore_errors=True)
+    try:
+        shutil.copytree(dest, snap, symlinks=True, copy_function=os.link)
+    except (OSError, shutil.Error):
+        shutil.rmtree(snap, ignore_errors=True)
+        return None
+    return snap
+
+
+def save_urls(log_dir: Path, dest: Path, urls: dict[str, str]) -> None:
+    """Merge this crawl's file -> URL map into the saved one (files no longer in the mirror drop out)."""
+    merged = {rel: url for rel, url in (read_saved(log_dir / URLS_FILE) | urls).items() if (dest / rel).is_file()}
+    atomic_write(log_dir / URLS_FILE, json.dumps(merged, ensure_ascii=False, indent=0, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_urls(path: str, stamp: int) -> dict[str, str]:
+    return {k: v for k, v in read_saved(Path(path)).items() if isinstance(v, str)}
+
+
+def saved_urls(log_dir: Path) -> dict[str, str]:
+    """The file -> URL map of the site's crawls (empty before the first crawl); do not modify it."""
+    path = log_dir / URLS_FILE
+    try:
+        return _read_urls(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return {}
+
+
+def guess_url_path(rel: str) -> tuple[str, str]:
+    """(path, query) of the URL wget saved as `rel`, where the log did not say: '@' back to '?', less the '.html'
+    that --adjust-extension added after a query."""
+    folder, _, name = rel.rpartition("/")
+    if "@" not in name:
+        return rel, ""
+    base, query = name.split("@", 1)
+    if query.lower().endswith(".html") and not _HTML_NAME_RE.search(name[:-5]):
+        query = query[:-5]
+    return (folder + "/" if folder else "") + base, query
+
+
+# A refresh costs what changed: wget 1.21 does not follow the links of a page answered 304 Not Modified, so once the
+# site has been crawled a refresh asks, with If-Modified-Since, about every URL that crawl asked for (wget -i); a page
+# that changed comes back 200 and wget follows its links as usual. Every FULL_CRAWL_EVERY_S (and when there is no list
+# yet) a full crawl follows every link again: it drops pages no longer linked from the list, and finds a new page
+# linked only from a changed page outside that page's folder (--no-parent counts from each listed URL).
+CRAWL_FILE = "crawl.json"
+FULL_CRAWL_EVERY_S = 7 * 86400
+_FRESH_SAVE_RE = re.compile(r"Saving to: [‘'`\"](.+?)[’'\"]")
+
+
+def refresh_urls(site: SiteConfig, dest: Path, log_dir: Path, now: float) -> list[str] | None:
+    """The URLs a conditional refresh asks about (besides the start URLs), or None for a full crawl: no earlier
+    crawl, no mirror, a `max_depth` (listed URLs would start at depth 0), WARC output (wget does not combine it with
+    timestamping), a last full crawl older than FULL_CRAWL_EVERY_S, or a server that ignored If-Modified-Since
+    in the last refresh of that time (each listed page it answers 200 is read for links from its own place: one
+    crawl, as before, costs less)."""
+    saved = read_saved(log_dir / CRAWL_FILE)
+    urls = saved.get("urls")
+    last_full, ignored = saved.get("full_crawl_at"), saved.get("ims_ignored_at")
+    if site.max_depth or site.warc or not isinstance(urls, list) or not isinstance(last_full, (int, float)):
+        return None
+    if now - last_full > FULL_CRAWL_EVERY_S or not dest.is_dir() or not any(dest.iterdir()):
+        return None
+    if isinstance(ignored, (int, float)) and now - ignored < FULL_CRAWL_EVERY_S:
+        return None
+    start = set(site.start_urls)
+    return [u for u in urls if isinstance(u, str) and u not in start]
+
+
+def asked_urls(text: str, start_urls: list[str]) -> list[str]:
+    """The URLs of a wget log's requests (retries and redirect hops too) on the start URLs' servers, in order."""
+    servers = {urlsplit(u)[:2] for u in start_urls}
+    asked: dict[str, None] = {}
+    for line in text.splitlines():
+        request = _REQUEST_RE.match(line)
+        if request and urlsplit(request.group(1))[:2] in servers:
+            asked[request.group(1)] = None
+    return list(asked)
+
+
+def save_crawl(log_dir: Path, asked: list[str], listed: list[str] | None, complete: bool, now: float,
+               text: str = "") -> None:
+    """Keep the URLs the next refresh asks about: a complete full crawl's requests replace the list; a refresh or
+    a crawl cut short adds its requests to it (a URL it did not reach stays on the list). A refresh whose server
+    mostly ignored If-Modified-Since (wget's log) is remembered."""
+    saved = read_saved(log_dir / CRAWL_FILE)
+    full = listed is None and complete
+    urls = asked if full else list(dict.fromkeys([*(saved.get("urls") or []), *asked]))
+    last_full = now if full else saved.get("full_crawl_at")
+    ignored = saved.get("ims_ignored_at")
+    if listed is not None:
+        ignored = now if text.count("Server ignored If-Modified-Since") > text.count("304 Not Modified") else None
+    atomic_write(log_dir / CRAWL_FILE, json.dumps({"full_crawl_at": last_full, "ims_ignored_at": ignored,
+                                                   "urls": urls}, ensure_ascii=False, indent=0))
+
+
+def age_fresh_saves(text: str, since: float) -> int:
+    """Set back by one second the time of each file this crawl saved whose Last-Modified is not older than the
+    crawl's start: a change the server makes later in that same second keeps the same Last-Modified and would be
+    answered 304; now the next refresh fetches that file once more. Returns how many."""
+    aged = 0
+    for match in _FRESH_SAVE_RE.finditer(text):
+        path = Path(match.group(1))
+        try:
+            stat = path.stat()
+            if stat.st_mtime >= since - 1:
+                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 1_000_000_000))
+                aged += 1
+        except OSError:
+            continue
+    return aged
+
+
 def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     """Mirror `site` into `dest`; keep an earlier mirror if wget fails."""
     dest.mkdir(parents=True, exist_ok=True)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     if shutil.which("wget") is None:
         raise MirrorError("wget is not installed (apt-get install wget)", retryable=False)
+    before = snapshot_mirror(dest)  # the files as they are: a page that another host answers gets its copy back
+    started = time.time()
+    listed = refresh_urls(site, dest, log_path.parent, started)  # None: a full crawl
+    url_file = log_path.parent / f"{TEMP_PREFIX}{os.getpid()}-refresh-urls.txt"
     with log_path.open("w", encoding="utf-8", errors="replace") as log:
         try:
-            proc = subprocess.run(wget_args(site, dest), stdout=log, stderr=subprocess.STDOUT,
-                                  timeout=site.timeout_s, check=False)
+            warc_out = warc.warc_out_args(dest, log_path.parent) if site.warc else []  # also write WARC
+            refresh = []
+            if listed is not None:
+                url_file.write_text("".join(u + "\n" for u in listed), encoding="utf-8")
+                refresh = ["-i", str(url_file)]
+            proc = subprocess.run(wget_args(site, dest, listed is not None) + warc_out + refresh, stdout=log,
+                                  stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False)
             code = proc.returncode
         except subprocess.TimeoutExpired:
             code = -1
-    text = log_path.read_text(encoding="utf-8", errors="replace")
-    result = MirrorResult(root=dest, exit_code=code, seen=parse_wget_log(text, dest),
-                          errors=parse_wget_errors(text))
+        finally:
+            url_file.unlink(missing_ok=True)
+    raw = log_path.read_bytes()
+    text = raw.decode("utf-8", errors="replace")
+    try:  # file names at byte level: a name wget cut inside a character must still match the file
+        seen, urls, saved_warnings = settle_saves(parse_saves(raw.decode("utf-8", "surrogateescape"), dest), dest,
+                                                  before, site.start_urls[0], crawl_domains(site, dest))
+    finally:
+        if before is not None:
+            shutil.rmtree(before, ignore_errors=True)
+    save_urls(log_path.parent, dest, urls)
+    result = MirrorResult(root=dest, exit_code=code, seen=seen,
+                          errors={redact_url(url): status for url, status in parse_wget_errors(text).items()})
     cut_short = False
     if code == -1:
         result.warnings.append(f"wget stopped after {site.timeout_s}s (time limit); crawl incomplete")
@@ -202,14 +505,20 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     if "Download quota of" in text and "EXCEEDED" in text:
         result.warnings.append(f"download quota ({site.quota}) exceeded; crawl incomplete")
         cut_short = True
-    result.warnings += error_warnings(result.errors)
+    result.warnings += error_warnings(result.errors) + saved_warnings
     has_files = any(p.is_file() for p in dest.rglob("*"))
     if not has_files:
         url, cause, retryable = failure_cause(text, code, site.timeout_s)
-        raise MirrorError(f"wget fetched nothing from {url or site.start_urls[0]}: {cause} "
+        if saved_warnings and code in _USABLE_EXIT:  # all it got came from another host (a redirect)
+            url, cause, retryable = "", saved_warnings[0], False
+        raise MirrorError(f"wget fetched nothing from {redact_url(url or site.start_urls[0])}: {cause} "
                           f"(see {shown_path(log_path)})", retryable)
+    if site.hosts and not cut_short:
+        crawl_old_host_links(site, dest, log_path.parent, result)
     # Unreliable crawl: what it reached is fresh, but a page it did not reach is not gone.
     result.complete = code in _USABLE_EXIT and bool(result.seen) and not cut_short
+    age_fresh_saves(raw.decode("utf-8", "surrogateescape"), started)
+    save_crawl(log_path.parent, asked_urls(text, site.start_urls), listed, result.complete, started, text)
     # A page that failed with a server error is not gone either: keep its earlier copy (if there is one).
     for url, status in result.errors.items():
         if status not in GONE:
@@ -253,8 +562,42 @@ def _atomic_copy(source: Path, target: Path) -> None:
         raise
 
 
+def crawl_old_host_links(site: SiteConfig, dest: Path, log_dir: Path, result: MirrorResult, rounds: int = 3) -> None:
+    """Fetch from the crawled host what the pages link to under the site's old host names (`hosts`), and what those
+    pages link to, until nothing new turns up (at most `rounds` more wget runs, logged to wget-hosts.log)."""
+    asked: set[str] = set()
+    for _ in range(rounds):
+        pages = [rel for rel in result.seen if (dest / rel).suffix.lower() in (".html", ".htm")]
+        urls = {u for u in warc.old_host_urls(dest, pages, site.hosts, site.start_urls[0])
+                if u not in asked and not url_to_rel(u) & result.seen}
+        if not urls:
+            return
+        asked |= urls
+        log_path = log_dir / "wget-hosts.log"
+        args = wget_args(site, dest)[:-len(site.start_urls)] + \
+            (warc.warc_out_args(dest, log_dir, "-hosts") if site.warc else []) + sorted(urls)
+        with log_path.open("w", encoding="utf-8", errors="replace") as log:
+            try:
+                subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False)
+            except subprocess.TimeoutExpired:
+                result.warnings.append(f"wget stopped after {site.timeout_s}s fetching old-host links")
+                return
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+        new = parse_wget_log(text, dest) - result.seen
+        result.seen |= new
+        result.errors.update(parse_wget_errors(text))
+        result.warnings.append(f"{len(urls)} links to the old host names ({', '.join(site.hosts)}) fetched from "
+                               f"{urlparse(site.start_urls[0]).netloc}: {len(new)} more files")
+
+
 def mirror_site(site: SiteConfig, dest: Path, log_dir: Path) -> MirrorResult:
-    """Stage entry point: wget for URL sites, a checked copy for local-folder sites."""
+    """Stage entry point: wget for URL sites, a checked copy for local-folder sites, captures for WARC sites."""
     if site.is_local:
         return copy_local(Path(site.local_path), dest)
+    if site.is_warc:
+        try:
+            done = warc.ingest(site.warc_files, site.hosts, site.capture_until, dest, log_dir)
+        except warc.WarcError as exc:
+            raise MirrorError(str(exc), retryable=False) from None
+        return MirrorResult(root=dest, seen=done.seen, warnings=done.warnings)
     return run_wget(site, dest, log_dir / "wget.log")

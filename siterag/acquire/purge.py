@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 
 _MAGIC = (
@@ -12,6 +13,29 @@ _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 _HTML_RE = re.compile(rb"<\s*(!doctype\s+html|html|head|body|frameset|title|table|p|br|div|h[1-6]|meta)\b",
                       re.IGNORECASE)
 SAMPLE = 8192
+# UTF-32 before UTF-16: a UTF-32LE BOM starts with the UTF-16LE one.
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
+              (codecs.BOM_UTF16_BE, "utf-16"))
+_WIDE = ("utf-32-le", "utf-32-be", "utf-16-le", "utf-16-be")
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 by its BOM, or without one when its start decodes (NUL-free) to HTML markup; else None."""
+    head = data[:SAMPLE]
+    for bom, codec in _WIDE_BOMS:
+        if head.startswith(bom):
+            return codec
+    if b"\x00" not in head:
+        return None
+    for codec in _WIDE:
+        unit = 4 if "32" in codec else 2
+        try:
+            text = head[:len(head) - len(head) % unit].decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if "\x00" not in text and _HTML_RE.search(text.encode("utf-8", "replace")):
+            return codec
+    return None
 
 
 def is_binary(data: bytes) -> bool:
@@ -19,7 +43,7 @@ def is_binary(data: bytes) -> bool:
     head = data[:SAMPLE]
     if not head:
         return False
-    if head.startswith(_BOMS):
+    if head.startswith(_BOMS) or wide_encoding(head):  # UTF-16/32 text has NUL bytes
         return False
     if head.startswith(b"BM") and len(head) > 14 and b"<" not in head[:64]:
         return True
@@ -33,5 +57,8 @@ def is_binary(data: bytes) -> bool:
 
 
 def looks_like_html(data: bytes) -> bool:
-    """True when the text contains HTML markup near its start."""
+    """True when the text contains HTML markup near its start (UTF-16/32 text decoded first)."""
+    wide = wide_encoding(data)
+    if wide:
+        return bool(_HTML_RE.search(data[:SAMPLE].decode(wide, "ignore").encode("utf-8", "replace")))
     return bool(_HTML_RE.search(data[:SAMPLE]))

@@ -79,15 +79,82 @@ def write_doc(path: Path, body: str, fields: dict) -> None:
     atomic_write(path, frontmatter.dumps(post, sort_keys=False, allow_unicode=True) + "\n")
 
 
-def read_doc(path: Path) -> tuple[dict, str] | None:
-    """Front matter and body of a corpus document, or None if missing or unreadable."""
+# Front matter fields and the kind of value each must hold; corpus files are the user's to edit, so read_doc
+# checks them and reads a value of the wrong kind as the nearest right one (saying so), never crashing a run.
+TEXT_FIELDS = ("title", "category", "summary", "site", "source", "path", "processed_at", "content_hash", "body_hash",
+               "encoding", "extract_mode", "extract_key", "fallback", "metadata_by", "metadata_problem", "date_from")
+_DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_TAG_SPLIT_RE = re.compile(r"\s*[,、，]\s*")
+
+
+def _scalar(value: object) -> str | None:
+    """A YAML scalar as text (a date as ISO); None for a list, a table or nothing."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, (bool, int, float)):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    return None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def checked_fields(fields: dict) -> tuple[dict, list[str]]:
+    """Front matter with each known field of the kind the pipeline needs, and what had to be changed:
+    `tags: tea` -> ["tea"] (`tags: tea, green` -> two tags), `tags: 5` -> ["5"], `title: 5` -> "5";
+    a list or table where text belongs, or a date that is no date, is ignored. Unknown keys are kept as they are."""
+    out, problems = dict(fields), []
+    for key in TEXT_FIELDS:
+        value = out.get(key)
+        if value is None or isinstance(value, str):
+            continue
+        text = _scalar(value)
+        if not hasattr(value, "isoformat"):  # an unquoted date is a date the person meant as text: not a problem
+            problems.append(f"{key}: {_shown(value)} is not text; " + (f"read as {text!r}" if text is not None
+                                                                        else "ignored"))
+        out[key] = text if text is not None else ""
+    tags = out.get("tags")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        if isinstance(tags, list):
+            read = [t for t in (_scalar(t) for t in tags) if t]
+        else:
+            text = _scalar(tags)
+            read = [t for t in _TAG_SPLIT_RE.split(text.strip())] if text and text.strip() else []
+        problems.append(f"tags: {_shown(tags)} is not a list of tags; read as {read}")
+        out["tags"] = read
+    date = out.get("date")
+    if date is not None and date != "":
+        text = date.isoformat()[:10] if hasattr(date, "isoformat") else _scalar(date)
+        if text is None or not _DATE_RE.match(text):
+            problems.append(f"date: {_shown(date)} is not a date (YYYY, YYYY-MM or YYYY-MM-DD); ignored")
+            text = ""
+        out["date"] = text
+    runs = out.get("fallback_runs")
+    if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int)):
+        number = int(runs) if isinstance(runs, str) and runs.strip().isdigit() else 0
+        problems.append(f"fallback_runs: {_shown(runs)} is not a whole number; read as {number}")
+        out["fallback_runs"] = number
+    return out, problems
+
+
+def read_doc(path: Path, problems: list[str] | None = None) -> tuple[dict, str] | None:
+    """Front matter and body of a corpus document, or None if missing or unreadable. Fields of the wrong kind
+    are read as the nearest right value (checked_fields); `problems` gets one `<path>: <field>: ...` line each."""
     try:
         post = frontmatter.load(path)
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     except Exception:  # noqa: BLE001 - a corrupt YAML header means "redo this page"
         return None
-    fields = dict(post.metadata)
+    if not isinstance(post.metadata, dict):
+        return None
+    fields, found = checked_fields(dict(post.metadata))
+    if problems is not None:
+        problems.extend(f"{path}: {problem}" for problem in found)
     precision = fields.pop("date_precision", None)
     if precision in ("month", "year") and isinstance(fields.get("date"), str):
         fields["date"] = fields["date"][: 7 if precision == "month" else 4]

@@ -334,7 +334,7 @@ class Entries:
     markdown: str
     entries: list[Entry] = field(default_factory=list)
     date: str | None = None
-    date_from: str | None = None  # entry | name | content (None when there is no date)
+    date_from: str | None = None  # entry | name | content (None when there is no date); the pipeline adds capture
 
     @property
     def dates(self) -> list[str | None]:

@@ -117,11 +117,34 @@ class Votes:
         return self.boilerplate[i] or self.count(i) in (0, len(VOTERS))
 
 
+class _LazyKeep(dict):
+    """voter -> its keep flag per block, each voter run when first asked (as extractor_outputs runs it): the
+    heuristic never asks the precision voter, and readability only on pages trafilatura does not call mostly
+    content; the hybrid mode's `Votes.count` asks them all."""
+
+    def __init__(self, html: str, blocks: list[Block]) -> None:
+        super().__init__()
+        self._html, self._blocks = html, blocks
+
+    def __missing__(self, name: str) -> list[bool]:
+        if name not in VOTERS:
+            raise KeyError(name)
+        if len(self._html) > FULL_VOTE_CHARS:  # a huge page: trafilatura alone, for every voter
+            value = list(next(iter(self.values()))) if self else \
+                [s >= 0.5 for s in coverage(self._blocks, trafilatura_text(self._html))]
+        else:
+            run = {"trafilatura": lambda: trafilatura_text(self._html),
+                   "precision": lambda: trafilatura_text(self._html, favor_precision=True),
+                   "recall": lambda: trafilatura_text(self._html, favor_recall=True),
+                   "readability": lambda: readability_text(self._html)}[name]
+            value = [s >= 0.5 for s in coverage(self._blocks, run())]
+        self[name] = value
+        return value
+
+
 def block_votes(html: str, blocks: list[Block]) -> Votes:
-    """Run every voter on the page and project its output onto the blocks."""
-    outputs = extractor_outputs(html)
-    keep = {name: [s >= 0.5 for s in coverage(blocks, outputs[name])] for name in VOTERS}
-    return Votes(keep, [is_boilerplate(b) for b in blocks])
+    """The voters on the page, each output projected onto the blocks (each voter run when first needed)."""
+    return Votes(_LazyKeep(html, blocks), [is_boilerplate(b) for b in blocks])
 
 
 def is_boilerplate(block: Block) -> bool:
@@ -173,8 +196,8 @@ def heuristic_keep(blocks: list[Block], votes: Votes, allowed: set[int] | None =
     keep = votes.keep
     traf = {b.id for b in blocks if ok[b.id] and keep["trafilatura"][b.id]}
     wide = traf | {b.id for b in blocks if ok[b.id] and keep["recall"][b.id]}
-    both = {i for i in traf if keep["readability"][i]}
     mostly_content = _chars(blocks, wide) >= TRUST_SHARE * _chars(blocks, allowed)
+    both = {i for i in traf if keep["readability"][i]} if traf and not mostly_content else set()  # else unused
     if both and not mostly_content and _chars(blocks, both) >= 0.5 * _chars(blocks, wide):
         return _with_inner_images(blocks, _extend(blocks, votes, both))
     if traf or wide:

@@ -13,6 +13,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import lancedb
@@ -28,7 +29,7 @@ from siterag.index.chunking import (
     plain_text,
 )
 from siterag.index.embedding import token_counter
-from siterag.index.store import IndexStore
+from siterag.index.store import IndexStore, IndexStoreError, index_problem, is_damage, lance_errors, lance_message
 
 DOCS = "documents"
 CHUNKS = "chunks"
@@ -129,9 +130,42 @@ def open_tables(where: str | Path | IndexStore, dim: int) -> tuple[lancedb.table
 
 def indexed_hashes(docs_table: lancedb.table.Table, site: str) -> dict[str, str]:
     """doc_id -> stored hash (document hash + settings key) of what the index holds for one site."""
-    rows = docs_table.search().where(f"site = {_q(site)}").select(["doc_id", "content_hash"]) \
-        .limit(None).to_arrow().to_pylist()
-    return {r["doc_id"]: r["content_hash"] for r in rows}
+    return {r["doc_id"]: r["content_hash"] for r in _site_rows(docs_table, site, ["doc_id", "content_hash"])}
+
+
+def _site_rows(table: lancedb.table.Table, site: str, columns: list[str]) -> list[dict]:
+    return table.search().where(f"site = {_q(site)}").select(columns).limit(None).to_arrow().to_pylist()
+
+
+@dataclass
+class SiteRows:
+    """What the index holds for one site: document rows and chunk rows per doc_id."""
+
+    docs: dict[str, list[str]] = field(default_factory=dict)  # doc_id -> stored hash of each documents row
+    chunks: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # doc_id -> (id, hash, chunk_no)
+
+    def intact(self, doc_id: str, stored: str, with_chunks: bool) -> bool:
+        """One documents row and a whole set of chunk rows (ids 0..n-1, once each), all with the `stored` hash."""
+        chunks = self.chunks.get(doc_id, [])
+        numbers = sorted(no for _, _, no in chunks)
+        return (self.docs.get(doc_id) == [stored] and all(h == stored for _, h, _ in chunks)
+                and len({i for i, _, _ in chunks}) == len(chunks) and numbers == list(range(len(chunks)))
+                and bool(chunks) == with_chunks)
+
+    def doubled(self, doc_id: str) -> bool:
+        """More than one row for the document or for one of its chunk ids (left by runs racing each other)."""
+        chunks = self.chunks.get(doc_id, [])
+        return len(self.docs.get(doc_id, [])) > 1 or len({i for i, _, _ in chunks}) < len(chunks)
+
+
+def site_rows(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, site: str) -> SiteRows:
+    """Every row of `site` in both tables (so a lost or doubled chunk is seen, not only a changed document)."""
+    rows = SiteRows()
+    for r in _site_rows(docs_table, site, ["doc_id", "content_hash"]):
+        rows.docs.setdefault(r["doc_id"], []).append(r["content_hash"])
+    for r in _site_rows(chunks_table, site, ["id", "doc_id", "content_hash", "chunk_no"]):
+        rows.chunks.setdefault(r["doc_id"], []).append((r["id"], r["content_hash"], r["chunk_no"]))
+    return rows
 
 
 def _base(doc: IndexedDoc, stored_hash: str) -> dict:
@@ -169,20 +203,41 @@ def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:
 
 def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
               settings: IndexSettings = DEFAULT_SETTINGS,
-              progress: Callable[[int, int], None] | None = None) -> IndexStats:
+              progress: Callable[[int, int], None] | None = None, force: bool = False) -> IndexStats:
     """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones.
-    `progress(done, total)`: called as the new/changed documents are chunked + embedded + written."""
-    docs_table, chunks_table = open_tables(where, embedder.dim)
-    have = indexed_hashes(docs_table, site)
+    A document is unchanged only when both tables hold it whole and once (a lost `chunks` table, or rows doubled
+    by runs racing each other, are rewritten); `force`: rewrite every document (reindex).
+    `progress(done, total)`: called as the new/changed documents are chunked + embedded + written.
+    A damaged table or a failed write (disk full) raises IndexStoreError (one line, no traceback)."""
+    store = IndexStore.at(where)
+    with lance_errors(store, "read"):
+        docs_table, chunks_table = open_tables(store, embedder.dim)
+        have = site_rows(docs_table, chunks_table, site)
+    with lance_errors(store, "write"):
+        stats = _sync(docs_table, chunks_table, have, docs, embedder, settings, progress, force)
+        if stats.upserted or stats.removed:
+            tidy(docs_table, chunks_table)
+    return stats
+
+
+def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, have: SiteRows, docs: list[IndexedDoc],
+          embedder, settings: IndexSettings, progress: Callable[[int, int], None] | None,  # noqa: ANN001
+          force: bool) -> IndexStats:
     stats = IndexStats()
     key = settings.key()
     wanted = {d.doc_id: d for d in docs}
     # The date is part of what is stored: a page whose date changed is rewritten (its chunks are dated anew);
     # rows written before chunks had dates of their own ("hash:key") are rewritten once.
     stored = {d.doc_id: f"{d.content_hash}@{d.date}:{key}" for d in docs}
-    changed = [d for d in docs if have.get(d.doc_id) != stored[d.doc_id]]
+    changed = [d for d in docs
+               if force or not have.intact(d.doc_id, stored[d.doc_id], bool(d.chunks or d.body.strip()))]
     stats.unchanged = len(docs) - len(changed)
-    stats.removed = sorted(set(have) - set(wanted))
+    stats.removed = sorted((set(have.docs) | set(have.chunks)) - set(wanted))
+    doubled = [d.doc_id for d in changed if have.doubled(d.doc_id)]
+    for start in range(0, len(doubled), 200):  # an upsert would keep both copies: delete them, write one
+        ids = ", ".join(_q(i) for i in doubled[start:start + 200])
+        docs_table.delete(f"doc_id IN ({ids})")
+        chunks_table.delete(f"doc_id IN ({ids})")
     count = token_counter(embedder)
     if progress and changed:
         progress(0, len(changed))
@@ -239,11 +294,63 @@ def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc],
 def rebuild_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
                  settings: IndexSettings = DEFAULT_SETTINGS,
                  progress: Callable[[int, int], None] | None = None) -> IndexStats:
-    """Drop every row of `site` and index `docs` afresh; the rows of other sites are not touched."""
-    docs_table, chunks_table = open_tables(where, embedder.dim)
-    for table in (docs_table, chunks_table):
-        table.delete(f"site = {_q(site)}")
-    return sync_site(where, site, docs, embedder, settings, progress)
+    """Index `docs` of `site` afresh (every row rewritten, the site's other rows dropped); the rows of other sites
+    are not touched. A failure midway leaves each document's old or new rows, never none."""
+    return sync_site(where, site, docs, embedder, settings, progress, force=True)
+
+
+def drop_damaged(where: str | Path | IndexStore) -> list[str]:
+    """Drop each table that cannot be read whole (a data file lost or corrupt); the next sync of each site
+    rebuilds its rows there. Returns the tables dropped, each with why."""
+    store = IndexStore.at(where)
+    if not store.exists():
+        return []
+    db = store.connect()
+    dropped = []
+    for name in sorted(table_names(db) & {DOCS, CHUNKS}):
+        try:
+            db.open_table(name).search().select(["id", "doc_id", "content_hash"]).limit(None).to_arrow()
+        except (RuntimeError, OSError, ValueError) as exc:
+            if not is_damage(exc):  # e.g. a bucket that does not answer: say so, drop nothing
+                raise IndexStoreError(index_problem(store, "read", exc)) from exc
+            db.drop_table(name)
+            dropped.append(f"{name} ({lance_message(exc)})")
+    return dropped
+
+
+def forget_site(where: str | Path | IndexStore, site: str) -> tuple[int, int]:
+    """Delete every row of `site` from both tables; returns (documents, chunks) deleted."""
+    store = IndexStore.at(where)
+    counts = site_counts(store).get(site, (0, 0))
+    if counts == (0, 0):
+        return counts
+    db = store.connect()
+    with lance_errors(store, "write"):
+        tables = [db.open_table(name) for name in (DOCS, CHUNKS) if name in table_names(db)]
+        for table in tables:
+            table.delete(f"site = {_q(site)}")
+        tidy(*tables)
+    return counts
+
+
+# Versions of a table older than this are deleted after each sync that changed it (LanceDB keeps every version
+# otherwise: 4.8 -> 19.3 MB over a sync and 3 reindexes of 300 documents, README "Faults and refresh"). Long
+# enough for a search or an `ask` that opened the table just before to finish reading the version it opened.
+KEEP_VERSIONS_S = 120
+
+
+def tidy(*tables: lancedb.table.Table) -> None:
+    """Delete each table's versions older than KEEP_VERSIONS_S (their files too), once it has such versions; the
+    latest version, and so what every search sees, is left as it is. LanceDB 0.40 cleans up only as part of
+    optimize, whose compaction writes the rows anew (they keep their row ids: stable row ids): done while every
+    old version is still young, it would only add files that cannot be deleted yet."""
+    keep = timedelta(seconds=KEEP_VERSIONS_S)
+    for table in tables:
+        versions = sorted(table.list_versions(), key=lambda v: v["version"])[:-1]
+        if any(v["timestamp"] <= datetime.now() - keep for v in versions):  # list_versions: local naive times
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                table.optimize(cleanup_older_than=keep)
 
 
 def build_fts(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table,
@@ -287,12 +394,13 @@ def site_counts(where: str | Path | IndexStore) -> dict[str, tuple[int, int]]:
     store = IndexStore.at(where)
     if not store.exists():
         return {}
-    db = store.connect()
-    names = table_names(db)
     out: dict[str, list[int]] = {}
-    for name, pos in ((DOCS, 0), (CHUNKS, 1)):
-        if name in names:
-            col = db.open_table(name).search().select(["site"]).limit(None).to_arrow()["site"].to_pylist()
-            for site in col:
-                out.setdefault(site, [0, 0])[pos] += 1
+    with lance_errors(store, "read"):
+        db = store.connect()
+        names = table_names(db)
+        for name, pos in ((DOCS, 0), (CHUNKS, 1)):
+            if name in names:
+                col = db.open_table(name).search().select(["site"]).limit(None).to_arrow()["site"].to_pylist()
+                for site in col:
+                    out.setdefault(site, [0, 0])[pos] += 1
     return {k: (v[0], v[1]) for k, v in out.items()}

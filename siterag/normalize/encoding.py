@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from charset_normalizer import from_bytes
 
+from siterag.acquire.purge import wide_encoding
+
 _META_CHARSET_RE = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_ENC_RE = re.compile(rb"""<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _ISO2022_RE = re.compile(rb"\x1b(\$[@B]|\$\(D|\([BJI])")
@@ -27,7 +29,7 @@ class Detection:
     """The encoding chosen for one page and why."""
 
     encoding: str
-    method: str  # bom | ascii | iso2022 | utf-8 | declared | japanese | damaged | detector | fallback
+    method: str  # bom | wide | ascii | iso2022 | utf-8 | declared | japanese | damaged | detector | fallback
     declared: str | None = None
 
 
@@ -100,6 +102,9 @@ def detect_encoding(data: bytes, http_charset: str | None = None) -> Detection:
     declared = declared_charset(data)
     if data.startswith(codecs.BOM_UTF8):
         return Detection("utf-8-sig", "bom", declared)
+    wide = wide_encoding(data)  # UTF-16/32: by the BOM, or without one when it decodes to markup
+    if wide:
+        return Detection(wide, "bom" if wide in ("utf-16", "utf-32") else "wide", declared)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return Detection("utf-16", "bom", declared)
     if _ISO2022_RE.search(data) and not any(b >= 0x80 for b in data):

@@ -38,7 +38,7 @@ from pathlib import Path
 from siterag.enrich.metadata import page_language
 from siterag.index.store import IndexStore
 from siterag.llm.client import LLMClient
-from siterag.search.search_api import Hit, Searcher
+from siterag.search.search_api import Hit, Searcher, provenance_line
 
 NO_ANSWER = "The archive holds no answer to this question."
 # The gate, calibrated by benchmarks/ask_gate.py on benchmarks/questions.jsonl (56 answerable questions, 19
@@ -91,7 +91,8 @@ class Answer:
                 "citations": self.citations, "reason": self.reason, "dropped_citations": self.dropped,
                 "added_citations": self.added, "model_answer": self.model_answer, "support": self.support,
                 "passages": [{"ref": h.ref, "title": h.title, "heading": h.heading, "similarity": h.similarity,
-                              "bm25": h.bm25, "snippet": h.snippet} for h in self.passages]}
+                              "bm25": h.bm25, "snippet": h.snippet, "url": h.url, "captured_at": h.captured_at}
+                             for h in self.passages]}
 
 
 def answer_schema(refs: list[str], answer_chars: int = ANSWER_CHARS, strict: bool = True) -> dict:
@@ -416,7 +417,9 @@ def format_answer(result: Answer) -> str:
     lines = [result.answer]
     if result.found:
         titles = {h.ref: h.title for h in result.passages}
+        origins = {h.ref: provenance_line(h) for h in result.passages}  # original URL, capture date
         lines += ["", "Sources:"] + [f"  [{n}] {ref}  {titles.get(ref, '')}".rstrip()
+                                     + (f"\n      {origins[ref]}" if origins.get(ref) else "")
                                      for n, ref in enumerate(result.citations, 1)]
         if result.added:
             lines.append(f"(added {', '.join(result.added)}: it holds the answer's figures, which the pages the "

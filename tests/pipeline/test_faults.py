@@ -67,6 +67,7 @@ def temp_files(data: Path) -> list[Path]:
 
 # -- 1. kill -9 during extraction, then rerun ------------------------------------------------------------
 
+@pytest.mark.bad_input
 def test_kill_9_during_extraction_then_rerun_equals_an_uninterrupted_run(tmp_path, served_example, harness):
     from flows.site import site_flow
 
@@ -119,6 +120,7 @@ def test_kill_9_during_extraction_then_rerun_equals_an_uninterrupted_run(tmp_pat
     assert not list((data / "mirror").rglob(".tmp-*"))
 
 
+@pytest.mark.bad_input
 def test_atomic_write_leftovers_of_a_dead_process_are_swept_and_never_read(tmp_path):
     corpus = tmp_path / "data" / "corpus" / "s"
     atomic_write(corpus / "a.md", "---\ntitle: a\n---\nbody\n")
@@ -151,6 +153,7 @@ def fault_site(root: Path) -> Path:
     return root
 
 
+@pytest.mark.bad_input
 def test_llm_server_faults_fall_back_then_are_retried_when_it_is_healthy(tmp_path, harness):
     from flows.site import site_flow
 
@@ -205,6 +208,7 @@ def test_llm_server_faults_fall_back_then_are_retried_when_it_is_healthy(tmp_pat
     assert third["index"]["embed_calls"] == 0
 
 
+@pytest.mark.bad_input
 def test_bad_answers_are_retried_on_a_bounded_number_of_runs():
     page, key = "h1", "k1"
     for reason in ("down", "timeout", "http"):  # the server's fault: retried on every run
@@ -224,6 +228,7 @@ def test_bad_answers_are_retried_on_a_bounded_number_of_runs():
 
 # -- 3. wget failures ------------------------------------------------------------------------------------
 
+@pytest.mark.bad_input
 def test_http_errors_then_host_down_keep_the_corpus(tmp_path, harness):
     from flows.site import site_flow
 
@@ -271,6 +276,7 @@ def test_http_errors_then_host_down_keep_the_corpus(tmp_path, harness):
     assert saved["mirror_warnings"] == third["mirror_warnings"]
 
 
+@pytest.mark.bad_input
 def test_first_crawl_of_a_host_that_is_down_fails_with_a_clear_error(tmp_path):
     trap = CalendarTrap()
     url = trap.url
@@ -295,6 +301,7 @@ def _trap_site(tmp_path: Path, url: str, extra: str) -> object:
                                     )).sites[0]
 
 
+@pytest.mark.bad_input
 def test_crawler_trap_is_bounded_by_depth_and_quota(tmp_path):
     trap = CalendarTrap()
     try:
@@ -311,6 +318,7 @@ def test_crawler_trap_is_bounded_by_depth_and_quota(tmp_path):
         trap.stop()
 
 
+@pytest.mark.bad_input
 def test_crawler_trap_cut_by_the_time_limit_is_reported_and_the_run_completes(tmp_path, harness):
     from flows.site import site_flow
 

@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from siterag.acquire.mirror import error_warnings, failure_cause
 from siterag.layout import SiteLayout
 from siterag.pipeline import corpus_docs
@@ -46,6 +48,7 @@ def site_block(name: str, url: str, extra: str = "") -> str:
     return f'[[site]]\nname = "{name}"\nstart_urls = ["{url}/index.html"]\nextract_mode = "heuristic"\n{extra}\n'
 
 
+@pytest.mark.bad_input
 def test_a_site_whose_host_is_down_is_one_line_and_the_next_site_is_archived(tmp_path, served_example):
     www, url = served_example
     index = www / "index.html"  # a broken image link: a file gone, not a page gone
@@ -78,6 +81,7 @@ def test_a_site_whose_host_is_down_is_one_line_and_the_next_site_is_archived(tmp
                         f"...), e.g. {url}/missing.gif (see wget.log)"], proc.stdout
 
 
+@pytest.mark.bad_input
 def test_wget_failure_causes_and_non_page_404s():
     log = ("--2026-12-03 08:16:49--  http://nosuch.invalid/\n"
            "Resolving nosuch.invalid (nosuch.invalid)... failed: Name or service not known.\n"
@@ -108,6 +112,7 @@ class _Missing(http.server.BaseHTTPRequestHandler):
         self.send_error(404)
 
 
+@pytest.mark.bad_input
 def test_a_404_start_page_is_one_line_and_not_retried(tmp_path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Missing)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -126,6 +131,7 @@ def test_a_404_start_page_is_one_line_and_not_retried(tmp_path):
     assert "== summary" not in proc.stdout  # one site: its error line is the summary
 
 
+@pytest.mark.bad_input
 def test_ctrl_c_during_extraction_is_one_line_exit_130_and_a_rerun_completes(tmp_path, served_example):
     _, url = served_example
     llm = FakeLLM(delay=0.4)  # each LLM answer takes 0.4 s: Ctrl-C lands while pages are being extracted
