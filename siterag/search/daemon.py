@@ -123,8 +123,14 @@ def answer(request: dict) -> dict:
         if request.get("data_dir"):
             add_provenance(hits, request["data_dir"])  # url, captured_at from the corpus's front matter
         return {"hits": [h.to_dict() for h in hits]}
-    except (ValueError, OSError) as exc:  # the same mistakes the in-process search tells in one line
-        return {"error": str(exc)}
+    except Exception as exc:  # the same one line the in-process search gives (siterag.cli.main), else in-process
+        from siterag.index.store import index_problem, is_lance_error
+
+        if not isinstance(exc, OSError) and is_lance_error(exc):
+            return {"error": index_problem("", "read", exc)}
+        if isinstance(exc, (ValueError, OSError)):
+            return {"error": str(exc)}
+        raise
 
 
 def _gone(path: Path, inode: int, local: Path | None) -> bool:
