@@ -411,18 +411,37 @@ def refresh_urls(site: SiteConfig, dest: Path, log_dir: Path, now: float) -> lis
         return None
     if isinstance(ignored, (int, float)) and now - ignored < FULL_CRAWL_EVERY_S:
         return None
-    start = set(site.start_urls)
-    return [u for u in urls if isinstance(u, str) and u not in start]
+    start = {redact_url(u) for u in site.start_urls}
+    return [with_credentials(u, site.start_urls) for u in urls if isinstance(u, str) and u not in start]
+
+
+def _server(url: str) -> tuple[str, str | None, int | None]:
+    """A URL's scheme, host and port (without a user name and password)."""
+    parts = urlsplit(url)
+    try:
+        return parts.scheme, parts.hostname, parts.port
+    except ValueError:
+        return parts.scheme, parts.hostname, None
+
+
+def with_credentials(url: str, start_urls: list[str]) -> str:
+    """`url` with the user name and password of the start URL on its server (saved lists never hold them)."""
+    for start in start_urls:
+        netloc = urlsplit(start).netloc
+        if "@" in netloc and _server(start) == _server(url):
+            return urlunsplit(urlsplit(url)._replace(netloc=netloc))
+    return url
 
 
 def asked_urls(text: str, start_urls: list[str]) -> list[str]:
-    """The URLs of a wget log's requests (retries and redirect hops too) on the start URLs' servers, in order."""
-    servers = {urlsplit(u)[:2] for u in start_urls}
+    """The URLs of a wget log's requests (retries and redirect hops too) on the start URLs' servers, in order,
+    without user names and passwords (wget's log writes `*password*` for them)."""
+    servers = {_server(u) for u in start_urls}
     asked: dict[str, None] = {}
     for line in text.splitlines():
         request = _REQUEST_RE.match(line)
-        if request and urlsplit(request.group(1))[:2] in servers:
-            asked[request.group(1)] = None
+        if request and _server(request.group(1)) in servers:
+            asked[redact_url(request.group(1))] = None
     return list(asked)
 
 
@@ -468,6 +487,7 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     before = snapshot_mirror(dest)  # the files as they are: a page that another host answers gets its copy back
     started = time.time()
     listed = refresh_urls(site, dest, log_path.parent, started)  # None: a full crawl
+    known = dict(saved_urls(log_path.parent)) if listed is not None else {}  # file -> URL, before this crawl
     url_file = log_path.parent / f"{TEMP_PREFIX}{os.getpid()}-refresh-urls.txt"
     with log_path.open("w", encoding="utf-8", errors="replace") as log:
         try:
@@ -492,6 +512,10 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
         if before is not None:
             shutil.rmtree(before, ignore_errors=True)
     save_urls(log_path.parent, dest, urls)
+    # A refresh asks each URL once; a file an earlier crawl saved from that URL under a second name (wget retries a
+    # link it decoded from Shift_JIS, ‾ for ~, with the raw bytes) is reached too when the URL answered.
+    reached = set(urls.values())
+    seen |= {rel for rel, url in known.items() if url in reached and (dest / rel).is_file()}
     result = MirrorResult(root=dest, exit_code=code, seen=seen,
                           errors={redact_url(url): status for url, status in parse_wget_errors(text).items()})
     cut_short = False

@@ -13,6 +13,7 @@ Old host names (`hosts`): links to a site's earlier hosts count as the site's ow
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import glob
 import hashlib
@@ -142,63 +143,111 @@ def read_captures(paths: Iterable[Path], warn: Callable[[str], None]) -> tuple[l
     """Every response and revisit record of the files (in file order) and the payloads by sha256.
 
     A bad file or record costs only itself: a non-WARC file, a truncated gzip member, a record whose payload
-    digest fails (a Content-Length that lies) are each one warning line, and the other records are kept."""
-    from warcio.archiveiterator import ArchiveIterator
-    from warcio.exceptions import ArchiveLoadFailed
-
-    captures: list[Capture] = []
-    payloads: dict[str, bytes] = {}
-    order = 0
+    digest fails or whose Content-Length lies are each one warning line, and the other records are kept (in an
+    uncompressed WARC, reading resumes at the next record after the one it could not get past)."""
+    reader = _Reader(warn)
     for path in paths:
-        for name, stream in _streams(path, warn):
-            read = 0
-            try:
+        try:
+            for name, stream in _streams(path, warn):
+                if not reader.read(name, stream) and path.suffix.lower() != ".wacz" and not _is_gzip(path):
+                    reader.resync(name, path.read_bytes())
+        except (OSError, zipfile.BadZipFile) as exc:  # unreadable, or a WACZ member that fails its CRC
+            warn(f"{path.name}: cannot read it ({_first_line(exc)}); skipped the rest of it")
+    _resolve_revisits(reader.captures, warn)
+    return reader.captures, reader.payloads
+
+
+def _is_gzip(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+class _Reader:
+    """Captures and payloads read so far, over all files."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self.warn = warn
+        self.captures: list[Capture] = []
+        self.payloads: dict[str, bytes] = {}
+        self.ids: set[str] = set()  # WARC-Record-IDs taken (a resync reads a file again)
+        self.order = 0
+
+    def read(self, name: str, stream: IO[bytes], quiet: bool = False) -> bool:
+        """Take the records of one WARC stream; False when it stopped at a record it could not get past."""
+        from warcio.archiveiterator import ArchiveIterator
+        from warcio.exceptions import ArchiveLoadFailed
+
+        read = 0
+        try:  # warcio writes its own notices ("Record not followed by newline ...") to stderr: ours are one line
+            with contextlib.redirect_stderr(io.StringIO()):
                 for record in ArchiveIterator(stream, check_digests=True):
-                    kind = record.rec_type
-                    if kind not in ("response", "revisit"):
-                        continue
-                    url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
-                    if not url.startswith(("http://", "https://")):
-                        continue
-                    http = record.http_headers
-                    payload = record.content_stream().read() if kind == "response" else b""
-                    read += 1
-                    missing = getattr(record.raw_stream, "limit", 0)
-                    if kind == "response" and missing > 0:
-                        warn(f"{name}: damaged: the record for {url} is cut short ({missing} bytes missing); "
-                             "skipped")
-                        continue
-                    if record.digest_checker.passed is False:
-                        warn(f"{name}: record for {url} fails its digest (its Content-Length or body is wrong); "
-                             "skipped")
-                        continue
-                    status = int(http.get_statuscode() or 0) if http else 0
-                    mime, charset = _content_type(http.get_header("Content-Type") if http else "")
-                    location = (http.get_header("Location") or "") if http else ""
-                    digest = ""
-                    if kind == "response":
-                        digest = hashlib.sha256(payload).hexdigest()
-                        payloads.setdefault(digest, payload)
-                    order += 1
-                    captures.append(Capture(
-                        url=url, date=warc_date(record.rec_headers.get_header("WARC-Date") or ""), kind=kind,
-                        status=status, mime=mime, charset=charset,
-                        location=_absolute(url, location) if location else "", digest=digest,
-                        warc_digest=record.rec_headers.get_header("WARC-Payload-Digest") or "", file=name,
-                        order=order,
-                        refers_uri=(record.rec_headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<> "),
-                        refers_date=warc_date(record.rec_headers.get_header("WARC-Refers-To-Date") or "")))
-            except ArchiveLoadFailed as exc:
+                    read += self._take(name, record)
+        except ArchiveLoadFailed as exc:
+            if not quiet:
                 what = "not a WARC file" if not read else f"unreadable after {read} records"
-                warn(f"{name}: {what} ({_first_line(exc)}); skipped the rest of it")
-            except Exception as exc:  # noqa: BLE001 - zlib.error, EOFError, a broken gzip member: keep what was read
-                warn(f"{name}: damaged after {read} records ({type(exc).__name__}: {_first_line(exc)}); "
-                     "the records before it are kept")
-            else:
-                if not read:  # warcio takes any line of 5 words for an ARC header: no http(s) capture in it
-                    warn(f"{name}: not a WARC file (no response or revisit record of an http(s) URL in it); skipped")
-    _resolve_revisits(captures, warn)
-    return captures, payloads
+                self.warn(f"{name}: {what} ({_first_line(exc)}); skipped the rest of it")
+            return False
+        except Exception as exc:  # noqa: BLE001 - zlib.error, EOFError, a broken gzip member: keep what was read
+            if not quiet:
+                self.warn(f"{name}: damaged after {read} records ({type(exc).__name__}: {_first_line(exc)}); "
+                          "the records before it are kept")
+            return False
+        if not read and not quiet:  # warcio takes any line of 5 words for an ARC header: no http(s) capture in it
+            self.warn(f"{name}: not a WARC file (no response or revisit record of an http(s) URL in it); skipped")
+        return True
+
+    def resync(self, name: str, data: bytes) -> None:
+        """Read an uncompressed WARC record by record, from each `WARC/1.x` line that starts one, so that a record
+        whose Content-Length lies costs only itself."""
+        starts = [m.start() for m in re.finditer(rb"WARC/1\.[01]\r\n", data)
+                  if m.start() == 0 or data[m.start() - 4:m.start()] == b"\r\n\r\n"]
+        if len(starts) < 2:
+            return
+        before = len(self.captures)
+        for begin, end in zip(starts, starts[1:] + [len(data)], strict=True):
+            self.read(name, io.BytesIO(data[begin:end]), quiet=True)
+        self.warn(f"{name}: read again record by record: {len(self.captures) - before} more captures")
+
+    def _take(self, name: str, record) -> int:  # noqa: ANN001 - a warcio ArcWarcRecord
+        """1 when the record is a response or revisit of an http(s) URL (taken unless damaged), else 0."""
+        kind = record.rec_type
+        if kind not in ("response", "revisit"):
+            return 0
+        url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
+        if not url.startswith(("http://", "https://")):
+            return 0
+        record_id = record.rec_headers.get_header("WARC-Record-ID") or ""
+        payload = record.content_stream().read() if kind == "response" else b""
+        if record_id and record_id in self.ids:
+            return 1
+        self.ids.add(record_id)  # taken or reported: a resync passes it by
+        missing = getattr(record.raw_stream, "limit", 0)
+        if kind == "response" and missing > 0:
+            self.warn(f"{name}: damaged: the record for {url} is cut short ({missing} bytes missing); skipped")
+            return 1
+        if record.digest_checker.passed is False:
+            self.warn(f"{name}: record for {url} fails its digest (its Content-Length or body is wrong); skipped")
+            return 1
+        http = record.http_headers
+        try:
+            status = int(http.get_statuscode() or 0) if http else 0
+        except ValueError:
+            status = 0
+        mime, charset = _content_type(http.get_header("Content-Type") if http else "")
+        location = (http.get_header("Location") or "") if http else ""
+        digest = ""
+        if kind == "response":
+            digest = hashlib.sha256(payload).hexdigest()
+            self.payloads.setdefault(digest, payload)
+        self.order += 1
+        headers = record.rec_headers
+        self.captures.append(Capture(
+            url=url, date=warc_date(headers.get_header("WARC-Date") or ""), kind=kind, status=status, mime=mime,
+            charset=charset, location=_absolute(url, location) if location else "", digest=digest,
+            warc_digest=headers.get_header("WARC-Payload-Digest") or "", file=name, order=self.order,
+            refers_uri=(headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<> "),
+            refers_date=warc_date(headers.get_header("WARC-Refers-To-Date") or "")))
+        return 1
 
 
 def _first_line(exc: BaseException) -> str:

@@ -243,3 +243,19 @@ def test_a_file_name_that_is_not_utf8_is_one_warning_not_a_crash(tmp_path):
     assert select.pages == ["ok.html"] and len(select.warnings) == 1 and "not UTF-8" in select.warnings[0]
     normalize_pages(mirror, tmp_path / "n", select.pages)
     assert (tmp_path / "n" / "ok.html").exists()
+
+
+@pytest.mark.bad_input
+def test_a_refresh_list_of_a_site_with_credentials_keeps_its_urls_and_no_password(tmp_path):
+    """wget's log writes `alice:*password*@…`: the saved list holds the URLs without user info, and a refresh asks
+    them with the start URL's credentials again."""
+    from siterag.acquire.mirror import asked_urls, with_credentials
+
+    start = ["http://alice:s3cret@127.0.0.1:8000/index.html"]
+    log = ("--2026-12-03 12:00:00--  http://alice:*password*@127.0.0.1:8000/index.html\n"
+           "--2026-12-03 12:00:01--  http://alice:*password*@127.0.0.1:8000/deep/page.html\n"
+           "--2026-12-03 12:00:02--  http://127.0.0.1:9999/other.html\n")
+    asked = asked_urls(log, start)
+    assert asked == ["http://127.0.0.1:8000/index.html", "http://127.0.0.1:8000/deep/page.html"]
+    assert with_credentials(asked[1], start) == "http://alice:s3cret@127.0.0.1:8000/deep/page.html"
+    assert with_credentials("http://127.0.0.1:9999/other.html", start) == "http://127.0.0.1:9999/other.html"

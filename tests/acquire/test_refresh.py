@@ -143,6 +143,19 @@ def test_an_edit_in_the_same_second_as_our_copy_is_found(tmp_path, site):
     assert by_path(requests)["/index.html"] == [("GET", 304)]  # only the fresh copy is asked again
 
 
+def test_a_file_an_earlier_crawl_saved_under_a_second_name_still_counts(tmp_path, site):
+    """wget can save one URL under two names (a link it decoded from Shift_JIS: ‾ for ~, then the raw bytes); a
+    refresh asks the URL once and both files count as reached, not one of them as gone."""
+    www, url, requests, _ = site
+    _, layout = crawl(tmp_path, url)
+    shutil.copy2(layout.mirror / "a/other.html", layout.mirror / "a/other-2.html")
+    urls = json.loads((layout.logs / "urls.json").read_text(encoding="utf-8"))
+    (layout.logs / "urls.json").write_text(json.dumps({**urls, "a/other-2.html": f"{url}/a/other.html"}))
+    requests.clear()
+    again, _ = crawl(tmp_path, url)
+    assert by_path(requests)["/a/other.html"] == [("GET", 304)] and "a/other-2.html" in again.seen
+
+
 def test_a_server_that_ignores_if_modified_since_still_gets_changes_found(tmp_path, site):
     """The fallback: the server answers 200 to every request; wget compares its Last-Modified and length with the
     copy and stops reading an unchanged file; a changed one is downloaded (the later stages skip unchanged pages by
@@ -205,8 +218,9 @@ def test_siterag_run_uses_a_prefect_server_already_running(tmp_path, monkeypatch
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Health)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     local = f"http://127.0.0.1:{server.server_address[1]}/api"
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    monkeypatch.delenv("PREFECT_PROFILE", raising=False)
+    for name in ("PREFECT_API_URL", "PREFECT_PROFILE"):  # set, then removed: the teardown puts back what was
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     try:
         assert use_running_server(local) == local and os.environ["PREFECT_API_URL"] == local

@@ -218,6 +218,21 @@ def test_record_whose_content_length_lies_is_skipped(tmp_path):
 
 
 @pytest.mark.bad_input
+@pytest.mark.parametrize("lie", [-60, +60])
+def test_content_length_that_lies_in_an_uncompressed_warc_costs_only_its_record(tmp_path, lie, capfd):
+    liar = record("http://h.jp/liar.html", page("Liar", "この記録の長さは嘘です。" * 10))
+    length = int(liar.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+    liar = liar.replace(f"Content-Length: {length}".encode(), f"Content-Length: {length + lie}".encode())
+    plain = tmp_path / "plain.warc"
+    plain.write_bytes(good_records()[0] + liar + good_records()[1] + record("http://h.jp/after.html", page("After")))
+    result = ingest(tmp_path, [plain])
+    assert_good_pages_kept(tmp_path, result)
+    assert "after.html" in result.seen and "liar.html" not in result.seen
+    assert len([w for w in result.warnings if "liar.html" in w]) == 1, result.warnings
+    assert "WARNING" not in capfd.readouterr().err  # warcio's own multi-line notice stays off the terminal
+
+
+@pytest.mark.bad_input
 def test_warc_1_1_is_read(tmp_path):
     files = [warc_gz(tmp_path / "new.warc.gz", *good_records(),
                      record("http://h.jp/v11.html", page("WARC 1.1"), date="2019-03-04T05:06:07.123456Z",
