@@ -10,12 +10,15 @@ import sys
 import threading
 from pathlib import Path
 
-# Offline defaults for Prefect, set before it is imported.
-_USER_LOG_LEVEL = os.environ.get("PREFECT_LOGGING_LEVEL")
+# Offline defaults for Prefect, set before it is imported. A PREFECT_LOGGING_LEVEL that siterag set itself (in this
+# process or a parent that imported siterag.cli) is not the person's: marked so that a child does not take it as theirs.
+_OWN_LEVEL = "SITERAG_DEFAULT_PREFECT_LOGGING_LEVEL"
+_USER_LOG_LEVEL = None if os.environ.get(_OWN_LEVEL) else os.environ.get("PREFECT_LOGGING_LEVEL")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+if "PREFECT_LOGGING_LEVEL" not in os.environ or os.environ.get(_OWN_LEVEL):
+    os.environ["PREFECT_LOGGING_LEVEL"] = os.environ[_OWN_LEVEL] = "WARNING"
 
 
 def _fail(message: str) -> int:

@@ -138,6 +138,16 @@ class FakeLLM:
             self.server.server_close()
 
 
+class _QuietHandler(http.server.BaseHTTPRequestHandler):
+    """No request log on the terminal; HEAD is GET without the body (subclasses give do_GET a `head` flag)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        self.do_GET(head=True)  # type: ignore[attr-defined]
+
+
 class _FlakyHandler(http.server.SimpleHTTPRequestHandler):
     status: dict[str, int] = {}
 
@@ -181,13 +191,7 @@ class CalendarTrap:
     def __post_init__(self) -> None:
         owner = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_HEAD(self) -> None:
-                self.do_GET(head=True)
-
+        class Handler(_QuietHandler):
             def do_GET(self, head: bool = False) -> None:
                 owner.hits.append(self.path)
                 status, body = owner.page(self.path)
@@ -241,13 +245,7 @@ class TrickySite:
         self.hits: list[str] = []
         owner = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_HEAD(self) -> None:
-                self.do_GET(head=True)
-
+        class Handler(_QuietHandler):
             def do_GET(self, head: bool = False) -> None:
                 from urllib.parse import unquote
 

@@ -173,3 +173,14 @@ def test_the_model_cache_gives_the_same_vectors_and_token_counts(tmp_path, monke
     assert len(again._model._sp._pieces) == len(plain._model._sp._pieces)
     assert again._model._sp.encode("ポイントの大きさ", out_type=str) == plain._model._sp.encode("ポイントの大きさ",
                                                                                                out_type=str)
+
+
+def test_siterag_search_is_callable_before_and_after_its_modules_are_imported(cfg):
+    code = ("import sys, siterag; d = sys.argv[1]; "
+            "a = siterag.search('robot', d, k=1); import siterag.search.search_api, siterag.search.ask; "
+            "b = siterag.search('robot', d, k=1); from siterag.search import search; c = search('robot', d, k=1); "
+            "print(a[0].doc_id, b[0].doc_id, c[0].doc_id)")
+    proc = subprocess.run([sys.executable, "-c", code, str(cfg.parent / "data")], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["en/robot.md"] * 3
