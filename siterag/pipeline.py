@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlparse
 
-from siterag.acquire.mirror import guess_url_path, saved_urls, utf8_name
+from siterag.acquire.mirror import guess_url_path, redact_url, saved_urls, utf8_name
 from siterag.acquire.purge import is_binary, looks_like_html
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
@@ -198,9 +198,9 @@ def source_url(site: SiteConfig, rel: str, logs: Path | None = None) -> str:
     url = saved_urls(logs).get(rel) if logs is not None else None
     if url:
         return url
-    parsed = urlparse(site.start_urls[0])
+    parsed = urlparse(redact_url(site.start_urls[0]))
     path, query = guess_url_path(rel)
-    return f"{parsed.scheme}://{parsed.netloc.rsplit('@', 1)[-1]}/{quote(path)}" + \
+    return f"{parsed.scheme}://{parsed.netloc}/{quote(path)}" + \
         (f"?{quote(query, safe='=&;/:+,%')}" if query else "")
 
 

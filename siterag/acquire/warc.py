@@ -318,7 +318,7 @@ def site_prefix(url: str, hosts: list[tuple[str, str]]) -> str | None:
     if not hosts:
         return ""
     parsed = urlparse(url)
-    netloc = parsed.netloc.rsplit("@", 1)[-1].lower().removesuffix(":80")
+    netloc = parse_host(url)[0]
     path = unquote(parsed.path)
     for host, prefix in sorted(hosts, key=lambda h: -len(h[1])):
         if host in (netloc, (parsed.hostname or "").lower()) and \

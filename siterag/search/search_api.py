@@ -126,28 +126,16 @@ class Hit:
 
 
 def add_provenance(hits: list[Hit], data_dir: str | Path) -> list[Hit]:
-    """Fill each hit's `url` and `captured_at` from its corpus document's front matter (data_dir/corpus/<doc_id>);
-    a hit whose document is not there keeps them empty. Only these two lines of the header are read (no YAML
-    library: `siterag search` starts fast)."""
+    """Fill each hit's `url` and `captured_at` from its corpus document's front matter (data_dir/corpus/<doc_id>,
+    read by siterag.enrich.corpus.read_doc); a hit whose document is not there keeps them empty. Runs where the
+    search runs (the warm worker, or an in-process search), never in the warm worker's client."""
+    from siterag.enrich.corpus import read_doc
+
     for hit in hits:
-        try:
-            with (Path(data_dir) / "corpus" / hit.doc_id).open(encoding="utf-8") as fh:
-                header = fh.read(16384).split("\n---", 1)[0]
-        except (OSError, UnicodeDecodeError):
-            continue
-        hit.url, hit.captured_at = _header_value(header, "url"), _header_value(header, "captured_at")
+        parsed = read_doc(Path(data_dir) / "corpus" / hit.doc_id)
+        if parsed:
+            hit.url, hit.captured_at = str(parsed[0].get("url") or ""), str(parsed[0].get("captured_at") or "")
     return hits
-
-
-def _header_value(header: str, key: str) -> str:
-    """A plain, 'single-' or "double-quoted" one-line scalar of a YAML front matter header ('' when absent)."""
-    match = re.search(rf"^{key}:[ \t]*(.*?)[ \t]*$", header, re.MULTILINE)
-    value = match.group(1) if match else ""
-    if len(value) > 1 and value[0] == value[-1] == "'":
-        return value[1:-1].replace("''", "'")
-    if len(value) > 1 and value[0] == value[-1] == '"':
-        return value[1:-1].replace('\\"', '"')
-    return "" if value in ("null", "~", "''") else value
 
 
 def provenance_line(hit: Hit) -> str:
