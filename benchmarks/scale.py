@@ -16,7 +16,8 @@ Every run is a first run (fresh data folder, empty embedding cache), one Prefect
 Prefect server, started once): mirror, purge+normalize (+ site template), extract+enrich (Dask workers; they
 also embed the new documents' passages into the cache), enrich (site pass), quality, index (chunk, embed what
 the cache lacks, write LanceDB). Peak RSS per stage: the flow process plus the processes it started (Dask
-workers, wget), sampled every 0.2 s, by the stage spans the flow reports.
+workers, wget), sampled every 0.5 s, by the stage spans the flow reports; CPU seconds per stage likewise (user +
+system, all those processes: unlike wall time, hardly moved by other work on the machine).
 
 `--llm-pages N` also times hybrid extraction + LLM metadata of N pages with the packaged Gemma 3 270M through
 one llama-server using both cores, then through two endpoints with one core each (`[llm] base_urls`,
@@ -104,7 +105,8 @@ STAGES = ("mirror", "normalize", "extract+enrich", "enrich", "quality", "index")
 
 
 class RssSampler:
-    """RSS of this process plus the processes it starts after `start()` (not the Prefect server), every 0.2 s."""
+    """RSS and CPU seconds of this process plus the processes it starts after `start()` (not the Prefect server),
+    every 0.5 s."""
 
     def __init__(self) -> None:
         import psutil
@@ -112,26 +114,36 @@ class RssSampler:
         self._me = psutil.Process()
         self._before = {c.pid for c in self._me.children(recursive=True)}
         self.samples: list[tuple[float, int]] = []
+        self.cpu: dict[int, list[tuple[float, float]]] = {}  # pid -> (time, CPU seconds so far)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         import psutil
 
+        procs: list = []
+        tick = 0
         while not self._stop.is_set():
-            total = 0
-            try:
-                total = self._me.memory_info().rss
-                for child in self._me.children(recursive=True):
-                    if child.pid not in self._before:
-                        try:
-                            total += child.memory_info().rss
-                        except psutil.Error:
-                            pass
-            except psutil.Error:
-                pass
-            self.samples.append((time.time(), total))
-            self._stop.wait(0.2)
+            if tick % 5 == 0:  # the process tree is read every 2.5 s: psutil's walk of /proc costs CPU (~6% of a core
+                try:           # at every 0.2 s), which the run measured would pay for
+                    procs = [self._me] + [c for c in self._me.children(recursive=True) if c.pid not in self._before]
+                except psutil.Error:
+                    pass
+            tick += 1
+            total, cpu = 0, {}
+            for proc in procs:
+                try:
+                    with proc.oneshot():
+                        total += proc.memory_info().rss
+                        times = proc.cpu_times()
+                        cpu[proc.pid] = times.user + times.system
+                except psutil.Error:
+                    pass
+            now = time.time()
+            self.samples.append((now, total))
+            for pid, seconds in cpu.items():
+                self.cpu.setdefault(pid, []).append((now, seconds))
+            self._stop.wait(0.5)
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -141,8 +153,15 @@ class RssSampler:
         self._stop.set()
         self._thread.join()
 
+    def cpu_s(self, start: float, end: float) -> float:
+        """CPU seconds (user + system) spent between `start` and `end` by this process and its children."""
+        def at(series: list[tuple[float, float]], when: float) -> float:
+            return max((cpu for t, cpu in series if t <= when), default=0.0)
+
+        return round(sum(at(series, end + 0.5) - at(series, start) for series in self.cpu.values()), 1)
+
     def peak_mb(self, start: float, end: float) -> float:
-        inside = [rss for t, rss in self.samples if start <= t <= end + 0.2]
+        inside = [rss for t, rss in self.samples if start <= t <= end + 0.5]
         return round(max(inside, default=0) / 2**20)
 
 
@@ -172,6 +191,7 @@ def first_run(work: Path, url: str, pages: int, runner: str, workers: int, batch
            "documents": report["documents"], "chunks": idx["chunks"], "seconds": s,
            "share": {k: round(s[k] / wall, 3) for k in STAGES},
            "peak_rss_mb": {k: rss.peak_mb(*report["stage_spans"][k]) for k in STAGES},
+           "cpu_s": {k: rss.cpu_s(*report["stage_spans"][k]) for k in STAGES},
            "passages_indexed": idx["chunks"] + idx["upserted"], "passages_embedded": cache_rows(data),
            "embedded_by_index": idx.get("texts_embedded")}
     print(f"{pages} pages, {runner} x{workers}: {wall:.0f} s = {row['pages_per_s']} pages/s; "
@@ -216,16 +236,17 @@ def llm_runs(work: Path, n: int) -> dict:
 
 def summary(result: dict) -> None:
     rows = result["runs"]
-    print(f"\n{'pages':>6} {'run':>8} {'stage':>15} {'wall s':>8} {'share':>6} {'pages/s':>8} {'peak RSS MB':>12}")
+    print(f"\n{'pages':>6} {'run':>8} {'stage':>15} {'wall s':>8} {'share':>6} {'pages/s':>8} {'CPU s':>7} "
+          f"{'peak RSS MB':>12}")
     for r in rows:
         run = f"{r['runner']} x{r['workers']}"
         for k in STAGES:
             sec = r["seconds"][k]
             print(f"{r['pages']:>6} {run:>8} {k:>15} {sec:>8.1f} {r['share'][k]:>6.1%} "
-                  f"{r['pages_seen'] / max(sec, 1e-9):>8.1f} {r['peak_rss_mb'][k]:>12}")
+                  f"{r['pages_seen'] / max(sec, 1e-9):>8.1f} {r['cpu_s'][k]:>7.0f} {r['peak_rss_mb'][k]:>12}")
         print(f"{r['pages']:>6} {run:>8} {'end to end':>15} {r['wall_s']:>8.1f} {'':>6} {r['pages_per_s']:>8.2f} "
-              f"{max(r['peak_rss_mb'].values()):>12}   (passages embedded {r['passages_embedded']} of "
-              f"{r['passages_indexed']} indexed)")
+              f"{sum(r['cpu_s'].values()):>7.0f} {max(r['peak_rss_mb'].values()):>12}   (passages embedded "
+              f"{r['passages_embedded']} of {r['passages_indexed']} indexed)")
     for pages in dict.fromkeys(r["pages"] for r in rows):
         same = [r for r in rows if r["pages"] == pages and r["runner"] == "dask"]
         one = next((r for r in same if r["workers"] == 1), None)

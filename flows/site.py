@@ -62,10 +62,7 @@ def _archive(cfg: Config, site: SiteConfig) -> dict:
     progress = create_progress_artifact(progress=0.0, description=f"extract+enrich {site.name}")
     outcomes: list[dict] = []
     starts = range(0, len(pages), cfg.batch_size)
-    batches = [dict(layout=layout, site=site, llm=cfg.llm, rels=pages[s:s + cfg.batch_size], corpus_map=corpus_map,
-                    manifest=manifest, templates={rel: templates.get(rel, []) for rel in pages[s:s + cfg.batch_size]},
-                    embedder=cfg.embedder)  # passages embedded ahead of the index, in the extract tasks
-               for s in starts]
+    batches = extract_batches(layout, site, cfg, pages, corpus_map, manifest, templates)
     with clock("extract+enrich"), ExitStack() as stack:
         # The CLI's progress bar (a no-op without one): per page from the tasks in this process, per batch here.
         shown = stack.enter_context(shown_progress.stage(site.name, "extract+enrich", "pages"))
@@ -96,9 +93,23 @@ def _archive(cfg: Config, site: SiteConfig) -> dict:
     idx = report["index"]
     report["seconds"] = {**clock.seconds, "extract (pages)": round(sum(o.get("extract_s", 0) for o in outcomes), 2),
                          "enrich (pages)": round(sum(o.get("enrich_s", 0) for o in outcomes), 2),
+                         "embed ahead (pages)": round(sum(o.get("embed_s", 0) for o in outcomes), 2),
                          "chunk": idx["chunk_s"], "embed": idx["embed_s"], "write": idx["write_s"]}
     report["stage_spans"] = clock.spans
     return report
+
+
+def extract_batches(layout: SiteLayout, site: SiteConfig, cfg: Config, pages: list[str], corpus_map: dict[str, str],
+                    manifest: dict[str, dict], templates: dict[str, list[str]]) -> list[dict]:
+    """The parameters of each extract+enrich task: `cfg.batch_size` pages, and only those pages' entries of the
+    site's maps (the whole maps in every task made the serialisation grow with the square of the pages)."""
+    out = []
+    for start in range(0, len(pages), cfg.batch_size):
+        rels = pages[start:start + cfg.batch_size]
+        out.append(dict(layout=layout, site=site, llm=cfg.llm, rels=rels, corpus_map={r: corpus_map[r] for r in rels},
+                        manifest={r: manifest[r] for r in rels}, templates={r: templates.get(r, []) for r in rels},
+                        embedder=cfg.embedder))  # passages embedded ahead of the index, in the extract tasks
+    return out
 
 
 class StageClock:
@@ -138,7 +149,8 @@ def _wait_state(future):  # noqa: ANN001, ANN202
 def _batch_outcomes(state) -> list[dict]:  # noqa: ANN001
     batch = state.result()
     if state.name == "Cached":  # nothing was redone: report the pages as unchanged
-        batch = [{**o, "status": "unchanged", "llm_calls": 0, "extract_s": 0.0, "enrich_s": 0.0} for o in batch]
+        batch = [{**o, "status": "unchanged", "llm_calls": 0, "extract_s": 0.0, "enrich_s": 0.0,
+                  "embed_s": 0.0} for o in batch]
     return batch
 
 

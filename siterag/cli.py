@@ -318,11 +318,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from siterag.config import load_config
-    from siterag.index.embedding import get_embedder
+    from siterag.index.embed_cache import CachedEmbedder
     from siterag.index.index import drop_damaged, rebuild_site
     from siterag.layout import SiteLayout
     from siterag.lock import site_lock
-    from siterag.pipeline import indexed_docs
+    from siterag.pipeline import corpus_source
 
     cfg = load_config(args.config)
     names = args.sites or [s.name for s in cfg.sites]
@@ -333,9 +333,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     for table in drop_damaged(cfg.store):  # a lost or corrupt data file: the table is rebuilt from the corpus
         others = "" if not args.sites else "; the other sites get their rows back on their next run or reindex"
         print(f"warning: table {table} could not be read: dropped, rebuilt from the corpus{others}", file=sys.stderr)
+    embedder = _reindex_embedder(cfg.embedder, cfg.data_dir)
     progress.use(progress.Reporter())
     try:
-        embedder = get_embedder(cfg.embedder)
         missing = 0
         for name in names:
             layout = SiteLayout(cfg.data_dir, name)
@@ -344,15 +344,31 @@ def cmd_reindex(args: argparse.Namespace) -> int:
                 missing += 1
                 continue
             problems: list[str] = []
-            docs = indexed_docs(layout, name, problems)
-            for problem in problems:
-                print(f"warning: {problem}", file=sys.stderr)
+            docs = corpus_source(layout, name, problems)  # streamed: one batch of bodies in memory at a time
             with site_lock(cfg.data_dir, name), progress.stage(name, "reindex", "docs") as shown:
                 stats = rebuild_site(cfg.store, name, docs, embedder, progress=shown)
+            for problem in problems:
+                print(f"warning: {problem}", file=sys.stderr)
             print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
     finally:
         progress.use(None)
+        if isinstance(embedder, CachedEmbedder):
+            embedder.cache.close()
     return 1 if missing else 0
+
+
+def _reindex_embedder(name: str, data_dir: Path) -> object:
+    """As the index stage: each distinct text embedded once across documents, sites and runs (the embedding
+    cache); without the cache where its file cannot be opened (a full or read-only disk): the index write says why."""
+    import sqlite3
+
+    from siterag.index.embed_cache import cached_embedder
+    from siterag.index.embedding import get_embedder
+
+    try:
+        return cached_embedder(get_embedder(name), data_dir)
+    except (sqlite3.Error, OSError):
+        return get_embedder(name)
 
 
 def cmd_forget(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -19,7 +19,7 @@ from siterag.enrich.dates import dates_key, mark_entries
 from siterag.enrich.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.enrich.quality import check_page, find_duplicates, log_lines
 from siterag.extract.extract import extract_page, extraction_key
-from siterag.index.index import IndexedDoc
+from siterag.index.index import DocHead, IndexedDoc, doc_head
 from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file, read_saved
 from siterag.llm.client import LLMClient
 from siterag.normalize.encoding import to_utf8
@@ -216,6 +216,7 @@ class PageOutcome:
     note: str = ""
     extract_s: float = 0.0  # seconds spent extracting (decode, blocks, voters, LLM choices)
     enrich_s: float = 0.0  # seconds spent on metadata (the LLM's fields, or the machine's)
+    embed_s: float = 0.0  # its share of the seconds its batch spent embedding passages ahead of the index
     visible_chars: int = 0  # the page's visible text (when it was extracted in this run)
     content_chars: int = 0  # ... less its chrome: the site's template and its own navigation
 
@@ -373,17 +374,20 @@ def remove_vanished(layout: SiteLayout, keep: set[str]) -> list[str]:
     return removed
 
 
-def corpus_docs(layout: SiteLayout, problems: list[str] | None = None) -> list[tuple[str, dict, str]]:
-    """(corpus path, fields, body) of every document of a site; `problems` gets a line for each field of the wrong
-    kind (read_doc reads it as the nearest right value)."""
-    docs = []
+def iter_corpus_docs(layout: SiteLayout, problems: list[str] | None = None) -> Iterator[tuple[str, dict, str]]:
+    """(corpus path, fields, body) of each document of a site, read one at a time (in path order); `problems` gets
+    a line for each field of the wrong kind (read_doc reads it as the nearest right value)."""
     for path in sorted(layout.corpus.rglob("*.md")) if layout.corpus.exists() else []:
         if is_temp_file(path.name):  # half-written by a run that was killed (or is writing now)
             continue
         parsed = read_doc(path, problems)
         if parsed:
-            docs.append((path.relative_to(layout.corpus).as_posix(), *parsed))
-    return docs
+            yield (path.relative_to(layout.corpus).as_posix(), *parsed)
+
+
+def corpus_docs(layout: SiteLayout, problems: list[str] | None = None) -> list[tuple[str, dict, str]]:
+    """(corpus path, fields, body) of every document of a site, all at once (iter_corpus_docs streams them)."""
+    return list(iter_corpus_docs(layout, problems))
 
 
 def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: list[str],
@@ -393,12 +397,14 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
 
     `page_chars`: page path (as in select.pages, the document's `path:`) -> {"visible": int, "content": int},
     for the short / lost_content checks; pages without an entry skip them (quality.check_page)."""
-    docs = corpus_docs(layout)
     page_chars = page_chars or {}
-    reports = [check_page(rel, body, fields, page_chars.get(str(fields.get("path") or rel)))
-               for rel, fields, body in docs]
-    dupes = find_duplicates({rel: fields.get("body_hash", "") for rel, fields, _ in docs
-                             if fields.get("body_hash")})
+    reports = []
+    body_hashes = {}  # per document only its report and body hash are kept: the bodies stream past
+    for rel, fields, body in iter_corpus_docs(layout):
+        reports.append(check_page(rel, body, fields, page_chars.get(str(fields.get("path") or rel))))
+        if fields.get("body_hash"):
+            body_hashes[rel] = fields["body_hash"]
+    dupes = find_duplicates(body_hashes)
     failed = [o for o in outcomes if o.status == "failed"]
     warnings = list(crawl_warnings or []) + select.warnings
     lines = log_lines(reports, dupes, select.duplicates) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
@@ -410,7 +416,7 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
         "pages_seen": len(outcomes) + len(select.duplicates), "new": count("new"), "changed": count("changed"),
         "unchanged": count("unchanged"), "skipped": count("skipped") + len(select.duplicates), "failed": len(failed),
         "removed": removed, "stale_in_mirror": len(select.stale), "binaries": len(select.binaries),
-        "documents": len(docs), "llm_calls": sum(o.llm_calls for o in outcomes),
+        "documents": len(reports), "llm_calls": sum(o.llm_calls for o in outcomes),
         "lost_content": sum("lost_content" in r.problems for r in reports),
         "short": sum("short" in r.notes for r in reports),  # informational: the page itself is short
         "mojibake": sum("mojibake" in r.problems for r in reports),
@@ -430,22 +436,54 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     return report
 
 
+def indexed_doc(site: str, rel: str, fields: dict, body: str) -> IndexedDoc:
+    """A corpus document (corpus path `rel`, its fields and body) as the index takes it."""
+    return IndexedDoc(
+        doc_id=f"{site}/{rel}", site=site, path=str(fields.get("path", rel)),
+        source=str(fields.get("source", "")), title=str(fields.get("title", "")),
+        category=str(fields.get("category", "") or ""), tags=[str(t) for t in fields.get("tags") or []],
+        date=str(fields.get("date") or ""), summary=str(fields.get("summary", "") or ""),
+        content_hash=content_hash(json.dumps([body, fields.get("title"), fields.get("summary"),
+                                              fields.get("tags"), fields.get("category")],
+                                             ensure_ascii=False, default=str)),
+        body=body)
+
+
 def indexed_docs(layout: SiteLayout, site: str, problems: list[str] | None = None) -> list[IndexedDoc]:
-    """Corpus documents of a site for the index (sync_site chunks only the ones that changed); `problems`: as
+    """Corpus documents of a site for the index, all in memory (corpus_source streams them); `problems`: as
     corpus_docs (a hand-edited `tags: 5` is one line there, and the tag "5" in the index)."""
-    out = []
-    for rel, fields, body in corpus_docs(layout, problems):
-        out.append(IndexedDoc(
-            doc_id=f"{site}/{rel}", site=site, path=str(fields.get("path", rel)),
-            source=str(fields.get("source", "")), title=str(fields.get("title", "")),
-            category=str(fields.get("category", "") or ""), tags=[str(t) for t in fields.get("tags") or []],
-            date=str(fields.get("date") or ""), summary=str(fields.get("summary", "") or ""),
-            content_hash=content_hash(json.dumps([body, fields.get("title"), fields.get("summary"),
-                                                  fields.get("tags"), fields.get("category")],
-                                                 ensure_ascii=False, default=str)),
-            body=body))
-    return out
+    return [indexed_doc(site, rel, fields, body) for rel, fields, body in iter_corpus_docs(layout, problems)]
+
+
+@dataclass
+class CorpusSource:
+    """A site's corpus as sync_site's DocSource: `heads()` reads each document and keeps only its head (id, hash,
+    date, whether it has a body); `load(ids)` reads those documents again, bodies and all (one batch at a time).
+    `problems`: as corpus_docs, filled as heads() reads."""
+
+    layout: SiteLayout
+    site: str
+    problems: list[str] | None = None
+
+    def heads(self) -> Iterator[DocHead]:
+        for rel, fields, body in iter_corpus_docs(self.layout, self.problems):
+            yield doc_head(indexed_doc(self.site, rel, fields, body))
+
+    def load(self, doc_ids: Sequence[str]) -> list[IndexedDoc]:
+        """The documents `doc_ids` (a document gone since heads() is left out)."""
+        out = []
+        for doc_id in doc_ids:
+            rel = doc_id.removeprefix(f"{self.site}/")
+            parsed = read_doc(self.layout.corpus / rel)
+            if parsed:
+                out.append(indexed_doc(self.site, rel, *parsed))
+        return out
+
+
+def corpus_source(layout: SiteLayout, site: str, problems: list[str] | None = None) -> CorpusSource:
+    """The corpus of a site for sync_site, streamed: at most one batch of bodies in memory."""
+    return CorpusSource(layout, site, problems)
 
 
 __all__ = ["corpus_paths", "select_pages", "normalize_pages", "process_batch", "remove_vanished",
-           "quality_report", "indexed_docs"]
+           "quality_report", "indexed_docs", "corpus_source"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import asdict
 
 from prefect import get_run_logger, task
@@ -16,9 +17,9 @@ from siterag.acquire.warc import capture_info
 from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.enrich.corpus import read_doc
-from siterag.enrich.enrich import enrich_site
+from siterag.enrich.enrich import enrich_site, store_page_facts
 from siterag.extract.template import site_template
-from siterag.index.embed_cache import cached_embedder, warm_cache
+from siterag.index.embed_cache import cached_embedder, open_chunk_cache, warm_cache
 from siterag.index.embedding import get_embedder
 from siterag.index.index import sync_site
 from siterag.index.store import IndexStore
@@ -28,7 +29,7 @@ from siterag.pipeline import (
     MAX_PAGE_BYTES,
     PageOutcome,
     SelectResult,
-    indexed_docs,
+    corpus_source,
     known_pages,
     moved_capture,
     normalize_pages,
@@ -138,11 +139,17 @@ def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rel
                                   log=logger.warning, templates=templates)
         progress.advance(1)
     done = [o.corpus for o in outcomes if o.status in ("new", "changed") and o.corpus]
+    store_page_facts(layout, done)  # the enrich site pass's per-page part, here on the workers
     if embedder and done:
+        started = time.perf_counter()
         try:
-            warm_cache(layout.data_dir, layout.corpus, done, embedder)
+            warm_cache(layout.data_dir, layout.corpus, done, embedder, layout.site)
         except Exception as exc:  # noqa: BLE001 - only a head start: the index stage embeds whatever is missing
             logger.warning("passages not embedded ahead of the index: %s", exc)
+        share = round((time.perf_counter() - started) / len(done), 4)
+        for o in outcomes:
+            if o.status in ("new", "changed") and o.corpus:
+                o.embed_s = share
     return [asdict(o) for o in outcomes]
 
 
@@ -189,15 +196,20 @@ def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dic
     # Each distinct text is embedded once across documents and runs (template passages once per site).
     embedder = cached_embedder(get_embedder(embedder_name), layout.data_dir)
     problems: list[str] = []  # hand-edited fields of the wrong kind (read as the nearest right value)
-    docs = indexed_docs(layout, layout.site, problems)
-    for problem in problems:
-        get_run_logger().warning("corpus: %s", problem)
-        append_log(layout.logs / "error.log", f"[!] Corpus: {problem}")
+    docs = corpus_source(layout, layout.site, problems)  # streamed: one batch of bodies in memory at a time
+    chunk_cache = open_chunk_cache(layout.data_dir)  # the documents the extract tasks already cut
     try:
         with progress.stage(layout.site, "index", "docs") as shown:
-            stats = sync_site(store, layout.site, docs, embedder, progress=shown)
+            stats = sync_site(store, layout.site, docs, embedder, progress=shown, chunk_cache=chunk_cache)
+        if chunk_cache is not None:
+            chunk_cache.drop_site(layout.site)  # what the index did not take: documents that changed again
     finally:
         embedder.cache.close()
+        if chunk_cache is not None:
+            chunk_cache.close()
+        for problem in problems:  # found as sync_site read the corpus
+            get_run_logger().warning("corpus: %s", problem)
+            append_log(layout.logs / "error.log", f"[!] Corpus: {problem}")
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
     return {"warnings": problems, "upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,

@@ -162,6 +162,7 @@ _RANGE_END_RE = re.compile(r"^[.]?\s*[～-]\s*(?:\d{4}\s*[./年]\s*)?(?:\d{1,2}\
                            r"(?:\s*\(\s*[^)]{1,6}\))?")
 _SENTENCE_START_RE = re.compile(r"^(?:[、，,。はにをがのへともやで]|から|まで|より)")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_DIGIT_RE = re.compile(r"\d")  # any decimal digit, full-width ones included
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,8 @@ def parse_date_line(line: str) -> DateLine | None:
     `#`s and full-width digits are ignored. A weekday after the date — `(日)`, `（土）`, `(Sun)`, `日曜日` — is
     skipped; `rest` is the text after that.
     """
+    if not _DIGIT_RE.search(line):  # every date has a (day) digit; most lines have none: skip them cheaply
+        return None
     text = _clean(line)
     for kind, pattern in _DATE_RES:
         match = pattern.match(text)

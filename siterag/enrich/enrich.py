@@ -2,7 +2,9 @@
 summary is 2-3 of its own sentences, the category comes from the site's folders and file names (or is the
 nearest of the site's configured `categories` by the embedder). Nothing is written by a model.
 
-The site pass (`enrich_site`) runs after extraction: term document frequencies need the whole site's corpus.
+The site pass (`enrich_site`) runs after extraction: term document frequencies need the whole site's corpus. Its
+per-page part (PageFacts: terms, sentences) depends on one body only; the extract tasks compute it for the pages
+they write (store_page_facts, on the workers) and the site pass reads it back by body hash, computing what is missing.
 """
 
 from __future__ import annotations
@@ -10,19 +12,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sqlite3
 import sys
 import time
+import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from siterag.codehash import code_hash
 from siterag.config import SiteConfig
-from siterag.enrich.corpus import write_doc
+from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
 from siterag.enrich.metadata import content_hash
-from siterag.layout import SiteLayout, atomic_write, read_saved
+from siterag.layout import SiteLayout, is_temp_file
 
 SUMMARY_CHARS = 200
 SUMMARY_SENTENCES = 3
@@ -55,7 +60,7 @@ def _prose_lines(markdown: str) -> list[str]:
             continue
         if in_code or not line or line.startswith(("#", "|", "---", "***", "<")):
             continue
-        if not any(ch.isalpha() for ch in _MD_LINK_RE.sub("", line)):  # nothing but links (a menu, a link list)
+        if not any(map(str.isalpha, _MD_LINK_RE.sub("", line))):  # nothing but links (a menu, a link list)
             continue
         lines.append(_LIST_PREFIX_RE.sub("", summary_source(line)).strip())
     return lines
@@ -77,30 +82,40 @@ def page_sentences(markdown: str) -> list[str]:
 
 def substantive(sentence: str, strict: bool = True) -> bool:
     """A sentence worth quoting: enough letters, mostly letters, not a date, a link or markup."""
-    letters = sum(ch.isalpha() for ch in sentence)
-    visible = sum(not ch.isspace() for ch in sentence)
-    if _NOT_PROSE_RE.search(sentence) or _DATE_ONLY_RE.match(sentence) or len(sentence) > SUMMARY_CHARS:
+    if len(sentence) > SUMMARY_CHARS or _NOT_PROSE_RE.search(sentence) or _DATE_ONLY_RE.match(sentence):
         return False
+    letters = sum(map(str.isalpha, sentence))
+    visible = len(sentence) - sum(map(str.isspace, sentence))
     if letters * 2 < visible or sentence.endswith((":", "：")):
         return False
     if not strict:
         return letters >= 4
     if not (sentence[0].isalnum() or sentence[0] in "「『（(\"“'"):  # a fragment: ': まず…', ') to …'
         return False
-    if sum(ch.isascii() for ch in sentence) * 2 < len(sentence):  # Japanese (or other non-Latin) text
+    if len(sentence.encode("ascii", "ignore")) * 2 < len(sentence):  # Japanese (or other non-Latin) text
         return letters >= 10
     # a whole English sentence, not a line of a hard-wrapped paragraph: capital start, 4+ words, final stop
     return (letters >= 10 and len(sentence.split()) >= 4 and _EN_SENTENCE_RE.match(sentence) is not None)
 
 
-def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset()) -> str:
+def quotable(sentences: list[str]) -> list[int]:
+    """Per sentence: 2 when substantive, 1 when only substantive(strict=False) (strict implies the other), else 0."""
+    return [2 if substantive(s) else int(substantive(s, strict=False)) for s in sentences]
+
+
+def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
+                   quotes: list[int] | None = None) -> str:
     """2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all) holding the most of the page's tags,
     earliest on a tie; sentences in `common` (the site's template) are never chosen. Japanese sentences are
     joined as they are, others with a space. A page without such sentences gets the start of its first long
-    sentence (cut after a comma), else its one best line of text (a caption), else ''."""
-    pool = [s for s in sentences if s not in common and substantive(s)]
+    sentence (cut after a comma), else its one best line of text (a caption), else ''. `quotes`: quotable(sentences),
+    when already known."""
+    if quotes is None:
+        pool = [s for s in sentences if s not in common and substantive(s)]
+    else:
+        pool = [s for s, q in zip(sentences, quotes, strict=True) if q == 2 and s not in common]
     if not pool:
-        lines = [s for s in sentences if s not in common and substantive(s, strict=False)]
+        lines = [s for s, q in zip(sentences, quotes or quotable(sentences), strict=True) if q and s not in common]
         return _clause(sentences, common) or _best_window([[s] for s in lines], tags)
     windows = []
     for start in range(len(pool)):
@@ -117,8 +132,14 @@ def _best_window(windows: list[list[str]], tags: list[str]) -> str:
     """The window holding the most tags plus sentences, earliest on a tie, joined."""
     best: tuple[int, int] = (-1, 0)
     chosen: list[str] = []
+    held: dict[str, int] = {}  # sentence -> the tags in it, one bit each
     for n, window in enumerate(windows):
-        score = (sum(1 for t in tags if any(t in s for s in window)) + len(window), -n)
+        bits = 0
+        for s in window:
+            if s not in held:
+                held[s] = sum(1 << i for i, t in enumerate(tags) if t in s)
+            bits |= held[s]
+        score = (bin(bits).count("1") + len(window), -n)
         if window and score > best:
             best, chosen = score, window
     return _join(chosen)
@@ -240,24 +261,13 @@ def doc_summary(terms: PageTerms, sentences: list[str]) -> DocSummary:
     return DocSummary(sorted(terms.counts), sorted({sentence_key(s) for s in sentences}))
 
 
-def site_stats(docs: list[DocSummary]) -> SiteStats:
-    """Document frequencies over all the site's pages."""
-    stats = SiteStats(len(docs))
-    for d in docs:
-        stats.df.update(d.terms)
-        stats.sentence_df.update(d.sentences)
-    return stats
-
-
-def machine_fields(body: str, title: str, stats: SiteStats, terms: PageTerms | None = None,
-                   sentences: list[str] | None = None) -> dict:
+def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None) -> dict:
     """tags (≤ 8, each verbatim in the body) and summary (the page's own sentences) of one page, against the
-    site's document frequencies; `terms` and `sentences` are the page's, when already known."""
-    terms = page_terms(body) if terms is None else terms
-    sentences = page_sentences(body) if sentences is None else sentences
-    tags = pick_tags(score_terms(terms, stats.df, stats.docs, title), body)
+    site's document frequencies; `facts` are the page's (page_facts), when already known."""
+    facts = page_facts(body) if facts is None else facts
+    tags = pick_tags(score_terms(facts.terms, stats.df, stats.docs, title), body)
     assert all(t in body for t in tags)
-    return {"tags": tags, "summary": choose_summary(sentences, tags, stats.common(sentences))}
+    return {"tags": tags, "summary": choose_summary(facts.sentences, tags, stats.common(facts.sentences), facts.quotes)}
 
 
 def needs_machine_fields(fields: dict) -> bool:
@@ -267,72 +277,232 @@ def needs_machine_fields(fields: dict) -> bool:
     return by != "llm" and (by == "fallback" or not fields.get("category"))
 
 
-CACHE_FILE = "enrich-cache.json"  # in data/logs/<site>/: per document, its body hash, term and sentence keys
+FACTS_FILE = "enrich-pages.sqlite"  # in data/logs/<site>/: each body's PageFacts, by body hash
+_LEGACY_CACHE = "enrich-cache.json"  # what an older siterag kept there instead
+_LOOKUP = 500  # hashes per SELECT
 
 
-def cached_summaries(layout: SiteLayout, docs: list[tuple[str, dict, str]],
-                     known: dict[str, DocSummary]) -> dict[str, DocSummary]:
-    """DocSummary of every document: `known` ones as given, the others from the cache in
-    logs/<site>/CACHE_FILE (valid for this code of siterag.enrich.keywords and siterag.enrich.enrich) when their body is
-    unchanged, else tokenised now; the cache is rewritten."""
+@dataclass
+class PageFacts:
+    """The per-page part of the site pass, which depends on one body only: its terms and sentences."""
+
+    terms: PageTerms
+    sentences: list[str]
+    quotes: list[int]  # quotable(sentences)
+
+
+def page_facts(body: str) -> PageFacts:
+    """Terms and sentences of one body (the tokenising: the costly part)."""
+    sentences = page_sentences(body)
+    return PageFacts(page_terms(body), sentences, quotable(sentences))
+
+
+def encode_facts(facts: PageFacts) -> tuple[str, str, bytes]:
+    """(term keys, sentence keys, the facts) as JSON, the facts zlib-compressed (they hold every sentence of the
+    page: ~4x smaller): the first two are what document frequencies need."""
+    summary = doc_summary(facts.terms, facts.sentences)
+    t = facts.terms
+    rows = [[key, n, t.first[key], t.surface[key]] for key, n in t.counts.items()]
+    return (_json(summary.terms), _json(summary.sentences),
+            zlib.compress(_json({"terms": rows, "sentences": facts.sentences, "quotes": facts.quotes}).encode(), 1))
+
+
+def decode_facts(raw: bytes | str) -> PageFacts:
+    """The PageFacts that encode_facts wrote (its third value)."""
+    data = json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
+    terms = PageTerms(Counter({k: n for k, n, _, _ in data["terms"]}), {k: s for k, _, _, s in data["terms"]},
+                      {k: f for k, _, f, _ in data["terms"]})
+    return PageFacts(terms, data["sentences"], data["quotes"])
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _facts_key() -> str:
+    """Facts are valid for this code of siterag.enrich.keywords and siterag.enrich.enrich."""
     from siterag.enrich import keywords
 
-    key = code_hash(keywords, sys.modules[__name__])
-    path = layout.logs / CACHE_FILE
-    cache = read_saved(path)
-    entries = cache.get("docs") if cache.get("key") == key else {}
-    entries = entries if isinstance(entries, dict) else {}
-    out, fresh = {}, {}
-    for rel, _, body in docs:
-        body_hash = content_hash(body)
-        entry = entries.get(rel)
-        if rel in known:
-            out[rel] = known[rel]
-        elif isinstance(entry, dict) and entry.get("hash") == body_hash:
-            out[rel] = DocSummary(entry["terms"], entry["sentences"])
-        else:
-            out[rel] = doc_summary(page_terms(body), page_sentences(body))
-        fresh[rel] = {"hash": body_hash, "terms": out[rel].terms, "sentences": out[rel].sentences}
-    if fresh != entries:
-        atomic_write(path, json.dumps({"key": key, "docs": fresh}, ensure_ascii=False, separators=(",", ":")))
-    return out
+    return code_hash(keywords, sys.modules[__name__])
+
+
+def facts_db(layout: SiteLayout) -> sqlite3.Connection:
+    """The site's PageFacts table (SQLite in WAL mode: the Dask workers write it at once, a crash loses no more than
+    the transaction it was in)."""
+    path = layout.logs / FACTS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=120)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("CREATE TABLE IF NOT EXISTS pages (hash TEXT PRIMARY KEY, code TEXT NOT NULL, terms TEXT NOT NULL, "
+                   "sentences TEXT NOT NULL, facts TEXT NOT NULL)")
+        db.commit()
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
+def _open_facts(layout: SiteLayout) -> sqlite3.Connection:
+    """facts_db, started afresh when the file is no database (a stray or damaged file: it is only a cache)."""
+    try:
+        return facts_db(layout)
+    except sqlite3.DatabaseError:
+        for suffix in ("", "-wal", "-shm"):
+            (layout.logs / (FACTS_FILE + suffix)).unlink(missing_ok=True)
+        return facts_db(layout)
+
+
+def _save_facts(db: sqlite3.Connection, rows: list[tuple[str, str, str, str, bytes]]) -> None:
+    with db:
+        db.executemany("INSERT OR REPLACE INTO pages (hash, code, terms, sentences, facts) VALUES (?, ?, ?, ?, ?)",
+                       rows)
+
+
+def _stored(db: sqlite3.Connection, hashes: list[str], code: str, columns: str = "terms, sentences") -> dict:
+    """hash -> the stored columns of those of `hashes` with facts from this code."""
+    found = {}
+    for start in range(0, len(hashes), _LOOKUP):
+        part = list(dict.fromkeys(hashes[start:start + _LOOKUP]))
+        rows = db.execute(f"SELECT hash, {columns} FROM pages WHERE code = ? AND hash IN "  # noqa: S608 - no input
+                          f"({','.join('?' * len(part))})", [code, *part])
+        found.update((row[0], row[1:]) for row in rows)
+    return found
+
+
+def store_page_facts(layout: SiteLayout, rels: list[str]) -> int:
+    """Compute and save the PageFacts of these corpus documents (new or changed: in the extract tasks, spread over
+    the workers) for the site pass; returns how many were computed. Best effort: enrich_site computes what is
+    missing."""
+    if not rels:
+        return 0
+    code = _facts_key()
+    try:
+        with closing(facts_db(layout)) as db:
+            bodies = {}
+            for rel in rels:
+                parsed = read_doc(layout.corpus / rel)
+                if parsed is not None:
+                    bodies.setdefault(content_hash(parsed[1]), parsed[1])
+            known = _stored(db, list(bodies), code, "code")
+            rows = [(h, code, *encode_facts(page_facts(body))) for h, body in bodies.items() if h not in known]
+            _save_facts(db, rows)
+    except sqlite3.Error:
+        return 0
+    return len(rows)
+
+
+@dataclass
+class _Doc:
+    """What the site pass keeps of each document between reading and rewriting it."""
+
+    rel: str
+    path: str  # its page path: what categories go by
+    body_hash: str
+    target: bool  # to be given machine fields
+
+
+def _read_docs(layout: SiteLayout) -> Iterator[tuple[str, dict, str]]:
+    """(corpus path, fields, body) of each document of the site, one at a time."""
+    for path in sorted(layout.corpus.rglob("*.md")) if layout.corpus.exists() else []:
+        if is_temp_file(path.name):  # half-written by a run that was killed (or is writing now)
+            continue
+        parsed = read_doc(path)
+        if parsed:
+            yield path.relative_to(layout.corpus).as_posix(), *parsed
+
+
+def _site_stats(layout: SiteLayout, db: sqlite3.Connection, docs: list[_Doc], code: str) -> SiteStats:
+    """Document frequencies over all documents: their stored term and sentence keys, the PageFacts of those not
+    stored computed (and saved) now."""
+    stats = SiteStats(len(docs))
+    rows: list[tuple[str, str, str, str, bytes]] = []
+    for start in range(0, len(docs), _LOOKUP):
+        part = docs[start:start + _LOOKUP]
+        found = _stored(db, [d.body_hash for d in part], code)
+        for doc in part:
+            if doc.body_hash not in found:
+                parsed = read_doc(layout.corpus / doc.rel)
+                row = (doc.body_hash, code, *encode_facts(page_facts(parsed[1] if parsed else "")))
+                rows.append(row)
+                found[doc.body_hash] = row[2:4]
+                if len(rows) >= 50:  # saved as it goes: a run killed here keeps what it computed
+                    _save_facts(db, rows)
+                    rows = []
+            terms, sentences = found[doc.body_hash]
+            stats.df.update(json.loads(terms))
+            stats.sentence_df.update(json.loads(sentences))
+    _save_facts(db, rows)
+    return stats
+
+
+def _prune(db: sqlite3.Connection, hashes: set[str], code: str) -> None:
+    """Drop the facts of bodies no document has any more, and those of other code."""
+    with db:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS live (hash TEXT PRIMARY KEY)")
+        db.execute("DELETE FROM live")
+        db.executemany("INSERT OR IGNORE INTO live VALUES (?)", [(h,) for h in hashes])
+        db.execute("DELETE FROM pages WHERE code != ? OR hash NOT IN (SELECT hash FROM live)", [code])
 
 
 def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedder_name: str = "",
-                docs: list[tuple[str, dict, str]] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict:
     """Give machine tags / summary / category to the corpus documents in `touched` (corpus paths new or changed
     in this run) and to any document still missing them; document frequencies are over the whole site.
-    LLM-written documents and every other document keep their fields. Returns counts and seconds."""
-    from siterag.pipeline import corpus_docs
+    LLM-written documents and every other document keep their fields. Returns counts and seconds.
 
+    The per-page part (PageFacts) is read from FACTS_FILE when the extract tasks stored it (store_page_facts),
+    else computed here; bodies are read one at a time (again when a document is rewritten), never all held."""
     started = time.perf_counter()
-    docs = corpus_docs(layout) if docs is None else docs
-    targets = [d for d in docs if d[1].get("metadata_by") != "llm" and (d[0] in touched or needs_machine_fields(d[1]))]
+    docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
+                 fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)))
+            for rel, fields, body in _read_docs(layout)]
+    targets = [d for d in docs if d.target]
     if not targets:
         return {"documents": len(docs), "enriched": 0, "rewritten": 0,
                 "seconds": round(time.perf_counter() - started, 2)}
-    own = {rel: (page_terms(body), page_sentences(body)) for rel, _, body in targets}  # each body tokenised once
-    stats = site_stats(list(cached_summaries(layout, docs, {r: doc_summary(*o) for r, o in own.items()}).values()))
-    categories = structure_categories([str(f.get("path") or rel) for rel, f, _ in docs])
-    new: dict[str, dict] = {}
-    for n, (rel, fields, body) in enumerate(targets, 1):
-        new[rel] = {**machine_fields(body, str(fields.get("title") or ""), stats, *own[rel]),
-                    "category": categories[str(fields.get("path") or rel)]}
-        if progress:
-            progress(n, len(targets))
+    (layout.logs / _LEGACY_CACHE).unlink(missing_ok=True)
+    code = _facts_key()
+    categories = structure_categories([d.path for d in docs])
+    new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
+    texts: list[str] = []
+    rewritten = 0
+    with closing(_open_facts(layout)) as db:
+        stats = _site_stats(layout, db, docs, code)
+        for n, doc in enumerate(targets, 1):
+            parsed = read_doc(layout.corpus / doc.rel)
+            if parsed is None:
+                continue
+            fields, body = parsed
+            stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
+            facts = decode_facts(stored[0]) if stored else page_facts(body)
+            machine = {**machine_fields(body, str(fields.get("title") or ""), stats, facts),
+                       "category": categories[doc.path]}
+            if site.categories:  # the category waits for the embedder: written below
+                new[doc.rel] = machine
+                texts.append(f"{fields.get('title') or ''}\n{machine['summary'] or body[:300]}")
+            else:
+                rewritten += _rewrite(layout, doc.rel, fields, body, machine)
+            if progress:
+                progress(n, len(targets))
+        _prune(db, {d.body_hash for d in docs}, code)
     if site.categories:
         from siterag.index.embedding import get_embedder
 
-        texts = [f"{fields.get('title') or ''}\n{new[rel]['summary'] or body[:300]}" for rel, fields, body in targets]
         chosen = nearest_categories(texts, site.categories, get_embedder(embedder_name or "use-multilingual-v3"))
-        for (rel, _, _), category in zip(targets, chosen, strict=True):
-            new[rel]["category"] = category
-    rewritten = 0
-    for rel, fields, body in targets:
-        updated = {**fields, **new[rel], "metadata_by": "machine"}
-        if updated != fields:
-            write_doc(layout.corpus / rel, body, updated)
-            rewritten += 1
+        for rel, category in zip(new, chosen, strict=True):
+            parsed = read_doc(layout.corpus / rel)
+            if parsed is not None:
+                rewritten += _rewrite(layout, rel, *parsed, {**new[rel], "category": category})
     return {"documents": len(docs), "enriched": len(targets), "rewritten": rewritten,
             "seconds": round(time.perf_counter() - started, 2)}
+
+
+def _rewrite(layout: SiteLayout, rel: str, fields: dict, body: str, machine: dict) -> int:
+    """Write a document's machine fields; 1 when that changed it, else 0 (not written)."""
+    updated = {**fields, **machine, "metadata_by": "machine"}
+    if updated == fields:
+        return 0
+    write_doc(layout.corpus / rel, body, updated)
+    return 1

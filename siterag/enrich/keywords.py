@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +23,9 @@ _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _URL_RE = re.compile(r"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|\S+\.(?:html?|jpe?g|gif|png|cgi)\b",
                      re.IGNORECASE)
+# Where _URL_RE can match: every match lies inside one whitespace-free run holding one of these, so runs without
+# are skipped (_URL_RE alone is quadratic on a long run: Japanese text has no spaces).
+_URL_RUN_RE = re.compile(r"(?<!\S)\S*?(?::|@|www\.|\.(?:html?|jpe?g|gif|png|cgi)\b)\S*", re.IGNORECASE)
 _MARKUP_RE = re.compile(r"</?[A-Za-z][^>\n]*>|&[a-z]+;|[*#|>`\\_~=\[\]{}()<]")
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _EN_WORD = r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*"
@@ -69,11 +73,22 @@ saw went sure able true false full sorry thanks thank hope anyone everyone someo
 
 
 @lru_cache(maxsize=1)
-def _tokenizer():  # noqa: ANN202 - a sudachipy Tokenizer
-    from sudachipy import Dictionary, SplitMode
+def _dictionary():  # noqa: ANN202 - a sudachipy Dictionary
+    from sudachipy import Dictionary
 
-    dictionary = Dictionary()  # sudachidict_core
-    return dictionary, dictionary.tokenizer(mode=SplitMode.C, fields={"pos"})  # surface + POS only: faster
+    return Dictionary()  # sudachidict_core
+
+
+_local = threading.local()
+
+
+def _tokenizer():  # noqa: ANN202 - (Dictionary, Tokenizer)
+    """The dictionary and this thread's tokenizer (a Sudachi tokenizer refuses concurrent calls)."""
+    if not hasattr(_local, "tokenizer"):
+        from sudachipy import SplitMode
+
+        _local.tokenizer = _dictionary().tokenizer(mode=SplitMode.C, fields={"pos"})  # surface + POS only: faster
+    return _dictionary(), _local.tokenizer
 
 
 @lru_cache(maxsize=4096)
@@ -81,7 +96,7 @@ def _pos_kind(pos_id: int) -> str:
     """'noun' for a noun that can name a topic (proper or common, not a number, counter like 年 or 回, or
     adverb-like noun like 今日 or ため), 'verbal' for such a noun that takes する (開始, 参加), 'verb' for a verb,
     else ''."""
-    pos = _tokenizer()[0].pos_of(pos_id)
+    pos = _dictionary().pos_of(pos_id)
     if pos[0] == "動詞":
         return "verb"
     if pos[0] == "名詞" and (pos[1] == "固有名詞"
@@ -95,9 +110,9 @@ def analysis_text(markdown: str) -> str:
     that are nothing but links (menus)."""
     text = _FENCE_RE.sub("\n", markdown)
     text = "\n".join(line for line in text.splitlines() if not _LINK_RE.search(line)
-                     or any(ch.isalpha() for ch in _MD_LINK_RE.sub("", line)))
+                     or any(map(str.isalpha, _MD_LINK_RE.sub("", line))))
     text = _MD_LINK_RE.sub(r"\n\1\n", text)
-    text = _URL_RE.sub("\n", text)
+    text = _URL_RUN_RE.sub(lambda run: _URL_RE.sub("\n", run.group()), text)
     return _MARKUP_RE.sub("\n", text)
 
 
@@ -112,6 +127,7 @@ def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
     return [*out, text] if text else out
 
 
+@lru_cache(maxsize=65536)
 def _keep_term(term: str) -> bool:
     return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and term not in JA_STOP
             and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2))
@@ -127,22 +143,26 @@ def japanese_terms(text: str) -> list[str]:
     terms: list[str] = []
 
     def flush(run: list[str]) -> None:
-        if 1 < len(run) <= _MAX_COMPOUND and _keep_term("".join(run)):
+        if len(run) == 1:
+            if _keep_term(run[0]):
+                terms.append(run[0])
+        elif len(run) <= _MAX_COMPOUND and _keep_term("".join(run)):
             terms.append("".join(run))
         else:
             terms.extend(t for t in run if _keep_term(t))
 
-    for chunk in _chunks(text):
+    for chunk in _chunks(_without_ascii_lines(text)):
         run: list[str] = []
         last_verbal = False
         for m in tokenizer.tokenize(chunk):
-            surface = m.surface()
             kind = _pos_kind(m.part_of_speech_id())
-            if kind in ("noun", "verbal") and not _ALNUM_RE.search(surface):
-                run.append(surface)
-                last_verbal = kind == "verbal"
-                continue
-            if run and last_verbal and kind == "verb" and surface in _SURU:
+            if kind == "noun" or kind == "verbal":
+                surface = m.surface()
+                if not _ALNUM_RE.search(surface):
+                    run.append(surface)
+                    last_verbal = kind == "verbal"
+                    continue
+            if run and last_verbal and kind == "verb" and m.surface() in _SURU:
                 run.pop()  # 開始 + した: a verb here, not a topic
             if run:
                 flush(run)
@@ -151,6 +171,12 @@ def japanese_terms(text: str) -> list[str]:
         if run:
             flush(run)
     return terms
+
+
+def _without_ascii_lines(text: str) -> str:
+    """`text` with its ASCII-only lines emptied: they hold no Japanese term (their tokens are words with letters or
+    digits, which break runs, or symbols, never nouns) and Sudachi reads a line as it would alone."""
+    return "\n".join("" if line.isascii() else line for line in text.split("\n"))
 
 
 def english_terms(text: str) -> list[str]:
@@ -171,7 +197,7 @@ def english_terms(text: str) -> list[str]:
             elif run:
                 terms.append(" ".join(run))
             run = []
-    return [t for t in terms if sum(ch.isalpha() for ch in t) >= 3 or (len(t) == 2 and t.isupper())]
+    return [t for t in terms if sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper())]
 
 
 def _en_stop(word: str) -> bool:
@@ -214,13 +240,16 @@ def page_terms(markdown: str, title: str = "") -> PageTerms:
     text = analysis_text(markdown)
     found = japanese_terms(text) + english_terms(text)
     out = PageTerms()
-    spellings: dict[str, Counter[str]] = {}
-    for n, term in enumerate(found):
+    first_at = dict(zip(reversed(found), range(len(found) - 1, -1, -1), strict=True))  # spelling -> first rank
+    best: dict[str, int] = {}  # key -> count of its most frequent spelling (the earliest on a tie)
+    for term, n in Counter(found).items():  # spellings in order of first occurrence
         key = term_key(term)
-        out.counts[key] += 1
-        out.first.setdefault(key, n)
-        spellings.setdefault(key, Counter())[term] += 1
-    out.surface = {k: c.most_common(1)[0][0] for k, c in spellings.items()}
+        if key not in best:
+            out.counts[key], out.first[key], out.surface[key], best[key] = n, first_at[term], term, n
+            continue
+        out.counts[key] += n
+        if n > best[key]:
+            out.surface[key], best[key] = term, n
     return out
 
 

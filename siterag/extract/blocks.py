@@ -26,6 +26,15 @@ _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NORM_RE = re.compile(r"[\W_]+")
 _TAG_LIKE_RE = re.compile(r"<(?=[A-Za-z/!?])")
 _EMPTY_EMPHASIS_RE = re.compile(r"\*\*[ \t\u3000]*\*\*")
+_PARA_BREAK_RE = re.compile(r"\n[ \t\u3000\xa0]*\n")  # two or more <br> in a row
+# Hidden elements; the @style guard spares translate() on the many elements without a style.
+_HIDDEN_XPATH = etree.XPath("//*[@hidden or @aria-hidden='true' or (@style and ("
+                            "contains(translate(@style, ' ', ''), 'display:none')"
+                            " or contains(translate(@style, ' ', ''), 'visibility:hidden')))]")
+_ROWS_XPATH = etree.XPath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
+_CELLS_XPATH = etree.XPath("./td | ./th")
+_ITEMS_XPATH = etree.XPath("./li | ./*/li")
+_BLOCKY_XPATH = etree.XPath(".//p | .//div | .//ul | .//ol | .//h1 | .//h2 | .//h3 | .//pre | .//blockquote")
 HARD_BREAK = "  \n"  # Markdown hard line break: lines of a poem or a <br> list stay lines
 
 
@@ -49,12 +58,14 @@ _BLOCK_START_RE = re.compile(r"^(\d{1,9})([.)])(?=\s)|^([#>+\-*])(?=\s)")
 def escape_line_start(md: str) -> str:
     """A paragraph line that would read as Markdown syntax (`1. `, `- `, `# `, `> `) keeps its text:
     `1\\. ` is the author's number, not an ordered list."""
+    if not md or not (md[0] in "#>+-*" or md[0].isdecimal()):  # \d is any Unicode decimal digit
+        return md
     return _BLOCK_START_RE.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", md)
 
 
 def escape_text(text: str) -> str:
     """Page text as Markdown text: angle brackets that are text (`<CD>`) must not read as HTML tags."""
-    return _TAG_LIKE_RE.sub(r"\\<", text)
+    return _TAG_LIKE_RE.sub(r"\\<", text) if "<" in text else text
 
 
 @dataclass
@@ -87,8 +98,10 @@ class Block:
 
 def clean_text(text: str) -> str:
     """Collapse runs of spaces; keep line breaks."""
-    lines = [_WS_RE.sub(" ", line).strip() for line in text.split("\n")]
-    return "\n".join(line for line in lines if line)
+    text = _WS_RE.sub(" ", text)  # the class holds no line break: the same as collapsing line by line
+    if "\n" not in text:
+        return text.strip()
+    return "\n".join([line for line in [line.strip() for line in text.split("\n")] if line])
 
 
 def normalise(text: str) -> str:
@@ -111,8 +124,7 @@ def parse_html(html: str) -> etree._Element:
         for el in root.iter(tag):
             if el.getparent() is not None:
                 _drop_keep_tail(el)
-    for el in root.xpath("//*[@hidden or @aria-hidden='true' or contains(translate(@style, ' ', ''), 'display:none')"
-                         " or contains(translate(@style, ' ', ''), 'visibility:hidden')]"):
+    for el in _HIDDEN_XPATH(root):
         if el.getparent() is not None and el.tag not in ("html", "body"):
             _drop_keep_tail(el)
     return root
@@ -141,13 +153,13 @@ def _is_data_table(table: etree._Element) -> bool:
     """A table of data (render as a table) rather than a layout grid (descend into it)."""
     if table.xpath(".//table"):
         return False
-    rows = table.xpath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
+    rows = _ROWS_XPATH(table)
     if len(rows) < 2:
         return False
-    widths = [len(r.xpath("./td | ./th")) for r in rows]
+    widths = [len(_CELLS_XPATH(r)) for r in rows]
     if max(widths) < 2:
         return False
-    blocky = table.xpath(".//p | .//div | .//ul | .//ol | .//h1 | .//h2 | .//h3 | .//pre | .//blockquote")
+    blocky = _BLOCKY_XPATH(table)
     if blocky:
         return False
     border = (table.get("border") or "0").strip()
@@ -161,7 +173,10 @@ def _is_data_table(table: etree._Element) -> bool:
 
 def _holds_blocks(el: etree._Element) -> bool:
     """An inline or unknown element (custom tags, <a>, <span>) that wraps paragraphs, lists or tables."""
-    return isinstance(el.tag, str) and next(el.iterdescendants(*BLOCK_TAGS), None) is not None
+    if not isinstance(el.tag, str) or not len(el):
+        return False
+    # A plain loop: iterdescendants(*BLOCK_TAGS) builds a 50-tag matcher on every call, which costs more.
+    return any(d.tag in BLOCK_TAGS for d in el.iterdescendants())
 
 
 class _Renderer:
@@ -218,12 +233,18 @@ class _Renderer:
 
     # -- paragraph runs ------------------------------------------------
     def _flush(self) -> None:
-        md = _EMPTY_EMPHASIS_RE.sub("", "".join(self._md))
+        if not self._md:
+            return
+        md = "".join(self._md)
+        if "**" in md:
+            md = _EMPTY_EMPHASIS_RE.sub("", md)
         text = "".join(self._text)
         self._md, self._text = [], []
+        if not md.strip():  # every line would clean to nothing
+            return
         # Two or more <br> in a row separate paragraphs in <br>-only pages.
-        md_parts = re.split(r"\n[ \t\u3000\xa0]*\n", md)
-        text_parts = re.split(r"\n[ \t\u3000\xa0]*\n", text)
+        md_parts = _PARA_BREAK_RE.split(md) if "\n" in md else [md]
+        text_parts = _PARA_BREAK_RE.split(text) if "\n" in text else [text]
         if len(md_parts) != len(text_parts):
             md_parts, text_parts = [md], [text]
         for part_md, part_text in zip(md_parts, text_parts, strict=True):
@@ -235,7 +256,7 @@ class _Renderer:
             self._add(kind, ptext, join_lines([m for m, _ in lines]), lines)
 
     def _add(self, kind: str, text: str, md: str, lines: list[tuple[str, str]] | None = None) -> None:
-        link_chars = sum(len(label.strip("*` ")) for label in _LINK_LABEL_RE.findall(md))
+        link_chars = sum(len(label.strip("*` ")) for label in _LINK_LABEL_RE.findall(md)) if "](" in md else 0
         self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars, lines or []))
 
     def _run(self, el: etree._Element) -> None:
@@ -288,21 +309,23 @@ class _Renderer:
         for child in el:
             ctag = child.tag if isinstance(child.tag, str) else ""
             if ctag in BLOCK_TAGS or _holds_blocks(child):
-                self._flush()
+                if self._md:  # (the checks spare most calls of _flush, which has nothing to do then)
+                    self._flush()
                 self._path = here
                 self.walk(child, here)
-                self._flush()
+                if self._md:
+                    self._flush()
             else:
                 self._path = here
                 self._run(child)
             self._text_run(child.tail)
-        if tag in BLOCK_TAGS:
+        if tag in BLOCK_TAGS and self._md:
             self._flush()
 
     def _list(self, el: etree._Element, here: str, ordered: bool) -> None:
         items_md: list[str] = []
         items_text: list[str] = []
-        for n, li in enumerate(el.xpath("./li | ./*/li"), 1):
+        for n, li in enumerate(_ITEMS_XPATH(el), 1):
             md, text = self._inline(li)
             md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
             if not md:
@@ -350,9 +373,9 @@ class _Renderer:
     def _table(self, el: etree._Element, here: str) -> None:
         rows: list[list[str]] = []
         texts: list[str] = []
-        for tr in el.xpath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr"):
+        for tr in _ROWS_XPATH(el):
             cells = []
-            for cell in tr.xpath("./td | ./th"):
+            for cell in _CELLS_XPATH(tr):
                 md, text = self._inline(cell)
                 cells.append(clean_text(md).replace("\n", "<br>").replace("|", "\\|"))
                 texts.append(clean_text(text).replace("\n", " "))
@@ -381,6 +404,9 @@ def html_to_blocks(html: str, base_url: str = "") -> tuple[list[Block], etree._E
 def _paired_lines(md: str, text: str) -> list[tuple[str, str]]:
     """A paragraph's (md, text) lines, cleaned; lines with no Markdown are dropped. When the two do not split
     alike (a line break inside a link label), the paragraph is one line."""
+    if "\n" not in md and "\n" not in text:  # one line: the common case
+        m = clean_text(md)
+        return [(escape_line_start(m), clean_text(text))] if m else []
     md_lines, text_lines = md.split("\n"), text.split("\n")
     if len(md_lines) != len(text_lines):
         md_lines, text_lines = [md.replace("\n", " ")], [text.replace("\n", " ")]

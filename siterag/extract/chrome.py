@@ -47,11 +47,15 @@ class Line:
 
 def _links(md: str) -> list[tuple[str, str]]:
     """(label, href) of a line's links; an image inside a link counts by its alt text."""
+    if "](" not in md:  # neither a link nor an image
+        return []
     return _LINK_RE.findall(_IMAGE_RE.sub(r"\1", md))
 
 
 def _all_link(md: str) -> bool:
     """The line's words are all inside links."""
+    if "](" not in md:  # neither a link nor an image
+        return False
     plain = _IMAGE_RE.sub(r"\1", md)
     return bool(_LINK_RE.search(plain)) and not normalise(_LINK_RE.sub("", plain))
 
@@ -93,9 +97,10 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     """(block id, line no) of the lines that are chrome."""
     drop: set[tuple[int, int]] = set()
     own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
+    boilerplate = [is_boilerplate_line(line.text) for line in lines]
     # A page's own *text* marks where its body starts and ends; a menu of links of its own (a nav bar with one
     # extra entry, "[ Up ]") or a counter does not, unless the page has nothing else (a page of links).
-    text = [i for i in own if not (_all_link(lines[i].md) or is_boilerplate_line(lines[i].text))]
+    text = [i for i in own if not (_all_link(lines[i].md) or boilerplate[i])]
     own = text or own
     first, last = (own[0], own[-1]) if own else (len(lines), -1)
     lead = [i for i in range(first) if lines[i].key in template]
@@ -108,7 +113,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
     for i, line in enumerate(lines):
         recurring = bool(line.key) and line.key in template
-        if (i in edge or is_boilerplate_line(line.text) or is_navigation(line.md, anchors)
+        if (i in edge or boilerplate[i] or is_navigation(line.md, anchors)
                 or (recurring and _linky(line))):
             drop.add((line.block, line.no))
     return drop

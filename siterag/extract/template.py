@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from siterag.extract.blocks import Block, html_to_blocks, normalise
@@ -27,9 +28,14 @@ MIN_FAMILIES = 3  # a line on pages of this many families is template: nobody wr
 UNITS_FILE = ".siterag-units.json"  # per normalized page: its line keys and family signature (cache)
 
 
+@lru_cache(maxsize=4096)  # a site's template lines recur on every page
 def line_key(text: str) -> str:
     """A short key for a line's normalised text; '' for a line with no word characters (an image, a rule)."""
-    norm = normalise(text)
+    return _norm_key(normalise(text))
+
+
+def _norm_key(norm: str) -> str:
+    """line_key of a line whose normalised text is `norm`."""
     return hashlib.blake2b(norm.encode("utf-8"), digest_size=8).hexdigest() if norm else ""
 
 
@@ -47,11 +53,12 @@ def block_units(blocks: list[Block]) -> PageUnits:
     longest, signature = -1, ""
     for block in blocks:
         for _, text in block.lines:
-            key = line_key(text)
-            if not key:
+            norm = normalise(text)
+            if not norm:
                 continue
+            key = _norm_key(norm)
             keys[key] = None
-            size = len(normalise(text))
+            size = len(norm)
             if size > longest:
                 longest, signature = size, key
     return PageUnits(tuple(keys), signature)
@@ -99,7 +106,8 @@ def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list
     if fresh != cache:
         atomic_write(cache_path, json.dumps(fresh, separators=(",", ":")))
     template = recurring_keys(units.values())
-    return {rel: sorted(k for k in page.keys if k in template) for rel, page in units.items()}
+    canon = {k: k for k in template}  # one string per template line, shared by every page's list (memory)
+    return {rel: sorted(canon[k] for k in page.keys if k in canon) for rel, page in units.items()}
 
 
 def folder_template(folder: Path) -> dict[str, list[str]]:

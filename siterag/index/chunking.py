@@ -201,15 +201,18 @@ def _split_long(text: str, limit: int, size: _Sizer) -> list[str]:
 
 
 def _overlap(piece: str, budget: int, size: _Sizer) -> str:
-    """The last whole sentences of `piece` that fit in `budget` tokens ("" for a table or code block)."""
+    """The last whole sentences of `piece` that fit in `budget` tokens ("" for a table or code block). Sentences
+    are sized from the end and only until the budget is spent (the ones before are never counted)."""
     if budget <= 0 or _is_block(piece):
         return ""
     tail, used = "", 0
-    for sentence in reversed(_sentences(piece, budget, size)):
-        used += size(sentence)
-        if used > budget:
-            break
-        tail = _join(sentence, tail) if tail else sentence
+    sentences = [s.strip() for s in _SENTENCE_RE.split(piece)]
+    for sentence in reversed([s for s in sentences if s]):
+        for part in reversed(_hard_cut(sentence, budget, size)):
+            used += size(part)
+            if used > budget:
+                return "" if tail == piece.strip() else tail
+            tail = _join(part, tail) if tail else part
     return "" if tail == piece.strip() else tail
 
 

@@ -10,8 +10,12 @@ the flow and its Dask workers read and write it at once; a vector is stored as t
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import time
+import zlib
+from dataclasses import astuple
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +61,14 @@ class EmbedCache:
         return found
 
     def put_many(self, items: list[tuple[bytes, np.ndarray]]) -> None:
-        """Store vectors (one transaction; a key already there keeps its vector)."""
+        """Store vectors (one transaction; a key already there keeps its vector). A write that fails (disk full, a
+        read-only file) only leaves them out: the cache saves work, it is never needed."""
+        try:
+            self._put(items)
+        except sqlite3.Error:
+            pass
+
+    def _put(self, items: list[tuple[bytes, np.ndarray]]) -> None:
         with self._db:
             self._db.executemany("INSERT OR IGNORE INTO vectors (embedder, key, vector) VALUES (?, ?, ?)",
                                  [(self.embedder, k, np.ascontiguousarray(v, dtype=np.float32).tobytes())
@@ -68,6 +79,96 @@ class EmbedCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+class ChunkCache:
+    """A document's chunks as the extract tasks cut them (to embed its passages ahead of the index), handed to the
+    index stage so that it does not cut them again: keyed by `chunks_key` (body, date, index settings, token
+    counter), in the embedding cache's SQLite file. The index takes an entry (reads, then deletes it) and drops
+    the site's leftovers after a sync, so the table holds only what is on its way to the index."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=120, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS chunks (key BLOB PRIMARY KEY, site TEXT NOT NULL, "
+                         "chunks BLOB NOT NULL) WITHOUT ROWID")
+        self._db.commit()
+
+    def put_many(self, site: str, items: list[tuple[bytes, list]]) -> None:
+        """Store chunk lists (siterag.index.chunking.Chunk) by key (one transaction; nothing when it fails)."""
+        try:
+            self._put(site, items)
+        except sqlite3.Error:
+            pass
+
+    def _put(self, site: str, items: list[tuple[bytes, list]]) -> None:
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO chunks (key, site, chunks) VALUES (?, ?, ?)",
+                                 [(k, site, zlib.compress(json.dumps([astuple(c) for c in chunks],
+                                                                     ensure_ascii=False).encode(), 1))
+                                  for k, chunks in items])
+
+    def take_many(self, keys: list[bytes]) -> dict[bytes, list]:
+        """The chunk lists stored under `keys` (missing ones left out), removed from the table. A cache that cannot
+        be read or written gives what it could (the index cuts the rest itself)."""
+        try:
+            return self._take(keys)
+        except sqlite3.Error:
+            return {}
+
+    def _take(self, keys: list[bytes]) -> dict[bytes, list]:
+        from siterag.index.chunking import Chunk
+
+        found: dict[bytes, list] = {}
+        for start in range(0, len(keys), _LOOKUP):
+            part = keys[start:start + _LOOKUP]
+            marks = ",".join("?" * len(part))
+            for key, blob in self._db.execute(f"SELECT key, chunks FROM chunks WHERE key IN ({marks})", part):
+                try:
+                    found[key] = [Chunk(*row) for row in json.loads(zlib.decompress(blob))]
+                except (zlib.error, ValueError, TypeError):
+                    continue  # damaged: the index cuts the document itself
+            with self._db:
+                self._db.execute(f"DELETE FROM chunks WHERE key IN ({marks})", part)
+        return found
+
+    def drop_site(self, site: str) -> None:
+        """Forget what is left of a site's entries (documents that changed again before their index)."""
+        try:
+            with self._db:
+                self._db.execute("DELETE FROM chunks WHERE site = ?", [site])
+        except sqlite3.Error:
+            pass  # left for the next run's index to take or drop
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def open_chunk_cache(data_dir: str | Path) -> ChunkCache | None:
+    """The data folder's ChunkCache, or None when its file cannot be opened (the index then cuts every document)."""
+    try:
+        return ChunkCache(cache_path(data_dir))
+    except (sqlite3.Error, OSError):
+        return None
+
+
+def chunks_key(body: str, date: str, settings_key: str, counter: str) -> bytes:
+    """What a document's chunks depend on: its body and date, the index settings, the token counter and the code
+    that cuts them."""
+    return hashlib.sha256(json.dumps([body, date, settings_key, counter, _chunking_code()], ensure_ascii=False).encode(
+        "utf-8", "surrogatepass")).digest()
+
+
+@cache
+def _chunking_code() -> str:
+    from siterag.codehash import code_hash
+    from siterag.enrich import dates
+    from siterag.index import chunking
+
+    return code_hash(chunking, dates)
 
 
 class CachedEmbedder:
@@ -111,12 +212,12 @@ def cached_embedder(embedder: object, data_dir: str | Path) -> CachedEmbedder:
     return CachedEmbedder(embedder, EmbedCache(cache_path(data_dir), embedder.name, embedder.dim))
 
 
-def warm_cache(data_dir: str | Path, corpus: Path, docs: list[str], embedder_name: str) -> int:
+def warm_cache(data_dir: str | Path, corpus: Path, docs: list[str], embedder_name: str, site: str = "") -> int:
     """Embed the passages of corpus documents `docs` (paths under `corpus`) into the cache, as the index stage
     will chunk and embed them (default index settings): run by the extract tasks, so on Dask the embedding is
     spread over the workers and overlaps extraction; the index stage then reads the vectors. Returns the number
     of texts embedded now. A document that changes before the index stage (enrich keeps title, date and body)
-    only misses the cache."""
+    only misses the cache. `site`: also leave each document's chunks for the index (ChunkCache)."""
     from siterag.enrich.corpus import read_doc
     from siterag.index.chunking import chunk_markdown
     from siterag.index.embedding import get_embedder, token_counter
@@ -124,9 +225,11 @@ def warm_cache(data_dir: str | Path, corpus: Path, docs: list[str], embedder_nam
 
     settings = DEFAULT_SETTINGS
     embedder = cached_embedder(get_embedder(embedder_name), data_dir)
+    chunk_cache = ChunkCache(cache_path(data_dir)) if site else None
     try:
         count = token_counter(embedder)
         texts: list[str] = []
+        cut: list[tuple[bytes, list]] = []
         for rel in docs:
             parsed = read_doc(corpus / rel)
             if parsed is None:
@@ -134,9 +237,19 @@ def warm_cache(data_dir: str | Path, corpus: Path, docs: list[str], embedder_nam
             fields, body = parsed
             doc = IndexedDoc(doc_id=rel, site="", path=rel, source="", title=str(fields.get("title", "")),
                              category="", tags=[], date=str(fields.get("date") or ""), summary="", content_hash="")
-            for chunk in chunk_markdown(body, settings.max_tokens, settings.overlap_tokens, count, doc.date):
-                texts.append(embed_text(doc, chunk, settings))
+            chunks = chunk_markdown(body, settings.max_tokens, settings.overlap_tokens, count, doc.date)
+            cut.append((chunks_key(body, doc.date, settings.key(), counter_name(embedder)), chunks))
+            texts += [embed_text(doc, chunk, settings) for chunk in chunks]
         embedder.embed(texts)
+        if chunk_cache is not None:
+            chunk_cache.put_many(site, cut)
         return embedder.embedded
     finally:
         embedder.cache.close()
+        if chunk_cache is not None:
+            chunk_cache.close()
+
+
+def counter_name(embedder: object) -> str:
+    """Which token counter cut a document: the embedder's own (by its name) or the approximation."""
+    return getattr(embedder, "name", "") if getattr(embedder, "count_tokens", None) else "approx"

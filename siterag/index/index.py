@@ -11,12 +11,14 @@ import hashlib
 import json
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import lancedb
+import numpy as np
 import pyarrow as pa
 from lancedb.index import HnswSq
 
@@ -28,11 +30,13 @@ from siterag.index.chunking import (
     chunk_markdown,
     plain_text,
 )
+from siterag.index.embed_cache import ChunkCache, chunks_key, counter_name
 from siterag.index.embedding import token_counter
 from siterag.index.store import IndexStore, IndexStoreError, index_problem, is_damage, lance_errors, lance_message
 
 DOCS = "documents"
 CHUNKS = "chunks"
+BATCH = 64  # changed documents read, chunked, embedded and written together (the most alive at once)
 
 @dataclass(frozen=True)
 class IndexSettings:
@@ -88,6 +92,52 @@ class IndexedDoc:
     content_hash: str
     chunks: list[Chunk] = field(default_factory=list)
     body: str = ""
+
+
+@dataclass(frozen=True)
+class DocHead:
+    """What decides whether a document changed: all sync_site keeps of every document (its first pass)."""
+
+    doc_id: str
+    content_hash: str
+    date: str
+    has_body: bool  # text to index: chunks given, or a body that is not blank
+
+
+def doc_head(doc: IndexedDoc) -> DocHead:
+    """The head of a document."""
+    return DocHead(doc.doc_id, doc.content_hash, doc.date, bool(doc.chunks or doc.body.strip()))
+
+
+@runtime_checkable
+class DocSource(Protocol):
+    """Documents read in two passes: `heads()` of every document (to find what changed), then `load(ids)` of the
+    changed ones, a batch at a time, so at most one batch of bodies, chunks and vectors is alive at once."""
+
+    def heads(self) -> Iterable[DocHead]: ...
+
+    def load(self, doc_ids: Sequence[str]) -> Iterable[IndexedDoc]: ...
+
+
+class DocList:
+    """A DocSource over documents given whole (a list or any iterable of IndexedDoc, held as a list)."""
+
+    def __init__(self, docs: Iterable[IndexedDoc]) -> None:
+        self.docs = list(docs)
+        self._by_id = {d.doc_id: d for d in self.docs}
+
+    def heads(self) -> Iterator[DocHead]:
+        return (doc_head(d) for d in self.docs)
+
+    def load(self, doc_ids: Sequence[str]) -> list[IndexedDoc]:
+        return [self._by_id[i] for i in doc_ids if i in self._by_id]
+
+
+def stored_hash(content_hash: str, date: str, settings_key: str) -> str:
+    """The hash a row stores: the document's hash, its date and the settings' key. The date is part of it: a page
+    whose date changed is rewritten (its chunks are dated anew); rows written before chunks had dates of their
+    own ("hash:key") are rewritten once."""
+    return f"{content_hash}@{date}:{settings_key}"
 
 
 @dataclass
@@ -201,39 +251,45 @@ def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:
     return f"{head}\n{plain_text(chunk.text)}"
 
 
-def sync_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+def sync_site(where: str | Path | IndexStore, site: str, docs: Iterable[IndexedDoc] | DocSource,
+              embedder,  # noqa: ANN001
               settings: IndexSettings = DEFAULT_SETTINGS,
-              progress: Callable[[int, int], None] | None = None, force: bool = False) -> IndexStats:
+              progress: Callable[[int, int], None] | None = None, force: bool = False,
+              chunk_cache: ChunkCache | None = None) -> IndexStats:
     """Make the index hold exactly `docs` for `site`: embed only new/changed docs, drop vanished ones.
+    `docs`: IndexedDocs, or a DocSource (e.g. pipeline.corpus_source) that keeps only one batch of bodies in memory.
     A document is unchanged only when both tables hold it whole and once (a lost `chunks` table, or rows doubled
     by runs racing each other, are rewritten); `force`: rewrite every document (reindex).
     `progress(done, total)`: called as the new/changed documents are chunked + embedded + written.
+    `chunk_cache`: chunks the extract tasks already cut (taken from it instead of cutting them again).
     A damaged table or a failed write (disk full) raises IndexStoreError (one line, no traceback)."""
     store = IndexStore.at(where)
     with lance_errors(store, "read"):
         docs_table, chunks_table = open_tables(store, embedder.dim)
         have = site_rows(docs_table, chunks_table, site)
     with lance_errors(store, "write"):
-        stats = _sync(docs_table, chunks_table, have, docs, embedder, settings, progress, force)
+        source = docs if isinstance(docs, DocSource) else DocList(docs)
+        stats = _sync(docs_table, chunks_table, have, source, embedder, settings, progress, force, chunk_cache)
         if stats.upserted or stats.removed:
             tidy(docs_table, chunks_table)
     return stats
 
 
-def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, have: SiteRows, docs: list[IndexedDoc],
+def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, have: SiteRows, source: DocSource,
           embedder, settings: IndexSettings, progress: Callable[[int, int], None] | None,  # noqa: ANN001
-          force: bool) -> IndexStats:
+          force: bool, chunk_cache: ChunkCache | None = None) -> IndexStats:
     stats = IndexStats()
     key = settings.key()
-    wanted = {d.doc_id: d for d in docs}
-    # The date is part of what is stored: a page whose date changed is rewritten (its chunks are dated anew);
-    # rows written before chunks had dates of their own ("hash:key") are rewritten once.
-    stored = {d.doc_id: f"{d.content_hash}@{d.date}:{key}" for d in docs}
-    changed = [d for d in docs
-               if force or not have.intact(d.doc_id, stored[d.doc_id], bool(d.chunks or d.body.strip()))]
-    stats.unchanged = len(docs) - len(changed)
-    stats.removed = sorted((set(have.docs) | set(have.chunks)) - set(wanted))
-    doubled = [d.doc_id for d in changed if have.doubled(d.doc_id)]
+    wanted: set[str] = set()
+    changed: list[str] = []
+    for head in source.heads():  # first pass: per document only its id (and whether it changed)
+        wanted.add(head.doc_id)
+        if force or not have.intact(head.doc_id, stored_hash(head.content_hash, head.date, key), head.has_body):
+            changed.append(head.doc_id)
+        else:
+            stats.unchanged += 1
+    stats.removed = sorted((set(have.docs) | set(have.chunks)) - wanted)
+    doubled = [i for i in changed if have.doubled(i)]
     for start in range(0, len(doubled), 200):  # an upsert would keep both copies: delete them, write one
         ids = ", ".join(_q(i) for i in doubled[start:start + 200])
         docs_table.delete(f"doc_id IN ({ids})")
@@ -241,42 +297,10 @@ def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, ha
     count = token_counter(embedder)
     if progress and changed:
         progress(0, len(changed))
-    clock = time.perf_counter()
-    for d in changed:
-        if d.body and not d.chunks:
-            d.chunks = chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count, d.date)
-    stats.chunk_s += time.perf_counter() - clock
-    for start in range(0, len(changed), 64):
-        batch = changed[start:start + 64]
-        doc_texts = [doc_text(d, settings, count) for d in batch]
-        chunk_rows: list[dict] = []
-        chunk_texts: list[str] = []
-        for d in batch:
-            for c in d.chunks:
-                text = chunk_text(d, c)
-                chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
-                                   "heading": c.heading, "text": text, "date": c.date or d.date})
-                chunk_texts.append(embed_text(d, c, settings))
-        clock = time.perf_counter()
-        doc_vecs = embedder.embed(doc_texts)
-        chunk_vecs = embedder.embed(chunk_texts)
-        stats.embed_calls += 2
-        stats.embed_s += time.perf_counter() - clock
-        clock = time.perf_counter()
-        doc_rows = [{**_base(d, stored[d.doc_id]), "id": d.doc_id, "summary": d.summary, "text": t,
-                     "vector": v.tolist()} for d, t, v in zip(batch, doc_texts, doc_vecs, strict=True)]
-        for row, vec in zip(chunk_rows, chunk_vecs, strict=True):
-            row["vector"] = vec.tolist()
-        ids = ", ".join(_q(d.doc_id) for d in batch)
-        # Replace each changed document's chunks: upsert by id, delete its chunks that are gone.
-        (chunks_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
-         .execute(pa.Table.from_pylist(chunk_rows, schema=chunks_table.schema)))
-        docs_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-            .execute(pa.Table.from_pylist(doc_rows, schema=docs_table.schema))
-        stats.upserted += [d.doc_id for d in batch]
-        stats.chunks += len(chunk_rows)
-        stats.write_s += time.perf_counter() - clock
+    for start in range(0, len(changed), BATCH):  # second pass: read, chunk, embed and write a batch at a time
+        # (no name here holds the batch: it is released before the next one is read)
+        _write_batch(docs_table, chunks_table, list(source.load(changed[start:start + BATCH])), embedder, settings,
+                     count, stats, chunk_cache)
         if progress:
             progress(len(stats.upserted), len(changed))
     clock = time.perf_counter()
@@ -291,7 +315,67 @@ def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, ha
     return stats
 
 
-def rebuild_site(where: str | Path | IndexStore, site: str, docs: list[IndexedDoc], embedder,  # noqa: ANN001
+def rows_table(rows: list[dict], vectors: np.ndarray, schema: pa.Schema) -> pa.Table:
+    """Rows (all fields but `vector`) and their vectors as a table of `schema`; the vectors go from numpy into
+    Arrow as they are (as Python floats, a batch's 512-d vectors took tens of MB and most of the conversion)."""
+    at = schema.get_field_index("vector")
+    table = pa.Table.from_pylist(rows, schema=schema.remove(at))
+    dim = schema.field("vector").type.list_size
+    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1), type=pa.float32())
+    return table.add_column(at, schema.field("vector"), pa.FixedSizeListArray.from_arrays(flat, dim))
+
+
+def _write_batch(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, batch: list[IndexedDoc],
+                 embedder, settings: IndexSettings, count: Callable[[str], int],  # noqa: ANN001
+                 stats: IndexStats, chunk_cache: ChunkCache | None = None) -> None:
+    """Chunk (those given without chunks: in place, as callers passing a list may read them), embed and upsert a
+    batch of changed documents; adds to `stats`."""
+    if not batch:
+        return
+    key = settings.key()
+    clock = time.perf_counter()
+    need = [d for d in batch if d.body and not d.chunks]
+    cut: dict[str, list[Chunk]] = {}
+    if chunk_cache is not None and need:
+        keys = {d.doc_id: chunks_key(d.body, d.date, key, counter_name(embedder)) for d in need}
+        found = chunk_cache.take_many(list(dict.fromkeys(keys.values())))
+        cut = {doc_id: found[k] for doc_id, k in keys.items() if k in found}
+    for d in need:
+        d.chunks = cut.get(d.doc_id) or chunk_markdown(d.body, settings.max_tokens, settings.overlap_tokens, count,
+                                                       d.date)
+    stats.chunk_s += time.perf_counter() - clock
+    stored = {d.doc_id: stored_hash(d.content_hash, d.date, key) for d in batch}
+    doc_texts = [doc_text(d, settings, count) for d in batch]
+    chunk_rows: list[dict] = []
+    chunk_texts: list[str] = []
+    for d in batch:
+        for c in d.chunks:
+            text = chunk_text(d, c)
+            chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
+                               "heading": c.heading, "text": text, "date": c.date or d.date})
+            chunk_texts.append(embed_text(d, c, settings))
+    clock = time.perf_counter()
+    doc_vecs = embedder.embed(doc_texts)
+    chunk_vecs = embedder.embed(chunk_texts)
+    stats.embed_calls += 2
+    stats.embed_s += time.perf_counter() - clock
+    clock = time.perf_counter()
+    doc_rows = [{**_base(d, stored[d.doc_id]), "id": d.doc_id, "summary": d.summary, "text": t}
+                for d, t in zip(batch, doc_texts, strict=True)]
+    ids = ", ".join(_q(d.doc_id) for d in batch)
+    # Replace each changed document's chunks: upsert by id, delete its chunks that are gone.
+    (chunks_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+     .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
+     .execute(rows_table(chunk_rows, chunk_vecs, chunks_table.schema)))
+    docs_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+        .execute(rows_table(doc_rows, doc_vecs, docs_table.schema))
+    stats.upserted += [d.doc_id for d in batch]
+    stats.chunks += len(chunk_rows)
+    stats.write_s += time.perf_counter() - clock
+
+
+def rebuild_site(where: str | Path | IndexStore, site: str, docs: Iterable[IndexedDoc] | DocSource,
+                 embedder,  # noqa: ANN001
                  settings: IndexSettings = DEFAULT_SETTINGS,
                  progress: Callable[[int, int], None] | None = None) -> IndexStats:
     """Index `docs` of `site` afresh (every row rewritten, the site's other rows dropped); the rows of other sites

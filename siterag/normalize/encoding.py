@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from charset_normalizer import from_bytes
 
@@ -65,12 +66,26 @@ def _is_jis_char(ch: str) -> bool:
             return False
 
 
+_ASCII_RUN_RE = re.compile(r"[\x00-\x7f]+")
+
+
+@cache
+def _jis_table() -> dict[int, None]:
+    """A str.translate table deleting every JIS character (both codecs are BMP-only, so the BMP is enough)."""
+    return dict.fromkeys(cp for cp in range(0x80, 0x10000) if _is_jis_char(chr(cp)))
+
+
+def _non_ascii(text: str) -> str:
+    """The non-ASCII characters of `text`, in order."""
+    return _ASCII_RUN_RE.sub("", text)
+
+
 def japanese_score(text: str, sample: int = 20000) -> float:
     """Share of non-ASCII characters that are JIS X 0208 characters (not half-width kana or oddities)."""
-    chars = [ch for ch in text if ord(ch) >= 0x80][:sample]
+    chars = _non_ascii(text)[:sample]
     if not chars:
         return 0.0
-    return sum(1 for ch in chars if _is_jis_char(ch)) / len(chars)
+    return (len(chars) - len(chars.translate(_jis_table()))) / len(chars)
 
 
 def _strict(data: bytes, codec: str) -> str | None:
@@ -87,7 +102,7 @@ def _damaged(data: bytes, hints: list[str]) -> str | None:
     for codec in dict.fromkeys([h for h in hints if h in _JAPANESE] + ["utf-8", *_JAPANESE]):
         text = data.decode(codec, errors="replace")
         bad = text.count("\ufffd")
-        non_ascii = sum(1 for ch in text if ord(ch) >= 0x80) - bad
+        non_ascii = len(_non_ascii(text)) - bad
         if bad * 200 > non_ascii:  # at most one stray byte per 200 good characters
             continue
         if codec != "utf-8" and japanese_score(text.replace("\ufffd", "")) < 0.8:
@@ -107,9 +122,9 @@ def detect_encoding(data: bytes, http_charset: str | None = None) -> Detection:
         return Detection(wide, "bom" if wide in ("utf-16", "utf-32") else "wide", declared)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return Detection("utf-16", "bom", declared)
-    if _ISO2022_RE.search(data) and not any(b >= 0x80 for b in data):
+    if _ISO2022_RE.search(data) and data.isascii():
         return Detection("iso2022_jp_ext", "iso2022", declared)
-    if not any(b >= 0x80 for b in data):
+    if data.isascii():
         return Detection("ascii", "ascii", declared)
     if _strict(data, "utf-8") is not None:
         return Detection("utf-8", "utf-8", declared)

