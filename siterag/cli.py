@@ -27,7 +27,9 @@ def _fail(message: str) -> int:
 
 
 def _not_prefect(record) -> bool:  # noqa: ANN001 - a logging.LogRecord
-    return not record.name.startswith("prefect")
+    """Not a line of Prefect's: by logger name, or logged from Prefect's code (its background services log under
+    their class name, e.g. `EventsWorker - Still processing items` as a refused run exits)."""
+    return not (record.name.startswith("prefect") or f"{os.sep}prefect{os.sep}" in (record.pathname or ""))
 
 
 def _quiet_prefect_console(every_stream: bool = False) -> None:

@@ -34,18 +34,26 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def open_cache_db(path: Path, create: str) -> sqlite3.Connection:
+    """The cache's SQLite file with the table of `create`: WAL mode, so the flow and its Dask workers read and
+    write it at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=120, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(create)
+    db.commit()
+    return db
+
+
 class EmbedCache:
     """Vectors by (embedder, text hash) in one SQLite file."""
 
     def __init__(self, path: str | Path, embedder: str, dim: int) -> None:
         self.path, self.embedder, self.dim = Path(path), embedder, dim
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=120, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, key BLOB NOT NULL, "
-                         "vector BLOB NOT NULL, PRIMARY KEY (embedder, key)) WITHOUT ROWID")
-        self._db.commit()
+        self._db = open_cache_db(self.path, "CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, key BLOB "
+                                            "NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, key)) "
+                                            "WITHOUT ROWID")
 
     def get_many(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
         """The cached vectors of `keys` (missing keys are left out)."""
@@ -89,13 +97,8 @@ class ChunkCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=120, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS chunks (key BLOB PRIMARY KEY, site TEXT NOT NULL, "
-                         "chunks BLOB NOT NULL) WITHOUT ROWID")
-        self._db.commit()
+        self._db = open_cache_db(self.path, "CREATE TABLE IF NOT EXISTS chunks (key BLOB PRIMARY KEY, site TEXT NOT "
+                                            "NULL, chunks BLOB NOT NULL) WITHOUT ROWID")
 
     def put_many(self, site: str, items: list[tuple[bytes, list]]) -> None:
         """Store chunk lists (siterag.index.chunking.Chunk) by key (one transaction; nothing when it fails)."""

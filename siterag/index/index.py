@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 import lancedb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from lancedb.index import HnswSq
 
 from siterag.index.chunking import (
@@ -290,6 +291,8 @@ def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, ha
             stats.unchanged += 1
     stats.removed = sorted((set(have.docs) | set(have.chunks)) - wanted)
     doubled = [i for i in changed if have.doubled(i)]
+    # documents with no row in either table once the doubled ones are deleted: their rows are appended
+    absent = {i for i in changed if i not in have.docs and i not in have.chunks} | set(doubled)
     for start in range(0, len(doubled), 200):  # an upsert would keep both copies: delete them, write one
         ids = ", ".join(_q(i) for i in doubled[start:start + 200])
         docs_table.delete(f"doc_id IN ({ids})")
@@ -300,7 +303,7 @@ def _sync(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, ha
     for start in range(0, len(changed), BATCH):  # second pass: read, chunk, embed and write a batch at a time
         # (no name here holds the batch: it is released before the next one is read)
         _write_batch(docs_table, chunks_table, list(source.load(changed[start:start + BATCH])), embedder, settings,
-                     count, stats, chunk_cache)
+                     count, stats, chunk_cache, absent)
         if progress:
             progress(len(stats.upserted), len(changed))
     clock = time.perf_counter()
@@ -327,7 +330,7 @@ def rows_table(rows: list[dict], vectors: np.ndarray, schema: pa.Schema) -> pa.T
 
 def _write_batch(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table, batch: list[IndexedDoc],
                  embedder, settings: IndexSettings, count: Callable[[str], int],  # noqa: ANN001
-                 stats: IndexStats, chunk_cache: ChunkCache | None = None) -> None:
+                 stats: IndexStats, chunk_cache: ChunkCache | None = None, absent: set[str] | None = None) -> None:
     """Chunk (those given without chunks: in place, as callers passing a list may read them), embed and upsert a
     batch of changed documents; adds to `stats`."""
     if not batch:
@@ -362,13 +365,24 @@ def _write_batch(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Ta
     clock = time.perf_counter()
     doc_rows = [{**_base(d, stored[d.doc_id]), "id": d.doc_id, "summary": d.summary, "text": t}
                 for d, t in zip(batch, doc_texts, strict=True)]
-    ids = ", ".join(_q(d.doc_id) for d in batch)
-    # Replace each changed document's chunks: upsert by id, delete its chunks that are gone.
-    (chunks_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-     .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
-     .execute(rows_table(chunk_rows, chunk_vecs, chunks_table.schema)))
-    docs_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-        .execute(rows_table(doc_rows, doc_vecs, docs_table.schema))
+    chunk_table = rows_table(chunk_rows, chunk_vecs, chunks_table.schema)
+    doc_table = rows_table(doc_rows, doc_vecs, docs_table.schema)
+    new = [d.doc_id for d in batch if absent is not None and d.doc_id in absent]
+    if new:  # documents the index holds no row of (a first run): appended, as a merge reads the whole table
+        ids = pa.array(new)
+        for table, rows in ((chunks_table, chunk_table), (docs_table, doc_table)):
+            added = rows.filter(pc.is_in(rows["doc_id"], value_set=ids))
+            if added.num_rows:
+                table.add(added)
+    old = [d.doc_id for d in batch if d.doc_id not in set(new)]
+    if old:  # replace each changed document's chunks: upsert by id, delete its chunks that are gone
+        ids = pa.array(old)
+        quoted = ", ".join(_q(i) for i in old)
+        (chunks_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete(f"doc_id IN ({quoted})")
+         .execute(chunk_table.filter(pc.is_in(chunk_table["doc_id"], value_set=ids))))
+        docs_table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+            .execute(doc_table.filter(pc.is_in(doc_table["doc_id"], value_set=ids)))
     stats.upserted += [d.doc_id for d in batch]
     stats.chunks += len(chunk_rows)
     stats.write_s += time.perf_counter() - clock
