@@ -148,7 +148,7 @@ def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rel
             logger.warning("passages not embedded ahead of the index: %s", exc)
         share = round((time.perf_counter() - started) / len(done), 4)
         for o in outcomes:
-            if o.status in ("new", "changed") and o.corpus:
+            if o.corpus in done:
                 o.embed_s = share
     return [asdict(o) for o in outcomes]
 

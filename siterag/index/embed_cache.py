@@ -14,6 +14,8 @@ import json
 import sqlite3
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import astuple
 from functools import cache
 from pathlib import Path
@@ -32,6 +34,16 @@ def cache_path(data_dir: str | Path) -> Path:
 def text_key(text: str) -> bytes:
     """The cache key of a text: its SHA-256 (32 bytes)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+@contextmanager
+def best_effort() -> Iterator[None]:
+    """A cache write that fails (disk full, a read-only or damaged file) is skipped: the caches save work, nothing
+    needs them."""
+    try:
+        yield
+    except sqlite3.Error:
+        pass
 
 
 def open_cache_db(path: Path, create: str) -> sqlite3.Connection:
@@ -71,10 +83,8 @@ class EmbedCache:
     def put_many(self, items: list[tuple[bytes, np.ndarray]]) -> None:
         """Store vectors (one transaction; a key already there keeps its vector). A write that fails (disk full, a
         read-only file) only leaves them out: the cache saves work, it is never needed."""
-        try:
+        with best_effort():
             self._put(items)
-        except sqlite3.Error:
-            pass
 
     def _put(self, items: list[tuple[bytes, np.ndarray]]) -> None:
         with self._db:
@@ -102,10 +112,8 @@ class ChunkCache:
 
     def put_many(self, site: str, items: list[tuple[bytes, list]]) -> None:
         """Store chunk lists (siterag.index.chunking.Chunk) by key (one transaction; nothing when it fails)."""
-        try:
+        with best_effort():
             self._put(site, items)
-        except sqlite3.Error:
-            pass
 
     def _put(self, site: str, items: list[tuple[bytes, list]]) -> None:
         with self._db:
@@ -140,11 +148,8 @@ class ChunkCache:
 
     def drop_site(self, site: str) -> None:
         """Forget what is left of a site's entries (documents that changed again before their index)."""
-        try:
-            with self._db:
-                self._db.execute("DELETE FROM chunks WHERE site = ?", [site])
-        except sqlite3.Error:
-            pass  # left for the next run's index to take or drop
+        with best_effort(), self._db:  # when it fails: left for the next run's index to take or drop
+            self._db.execute("DELETE FROM chunks WHERE site = ?", [site])
 
     def close(self) -> None:
         self._db.close()
