@@ -70,7 +70,41 @@ class _CtrlC:
             _quiet_prefect_console(every_stream=True)
             _REAL_STDERR = sys.stderr
             sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - Prefect writes "Error logging to API" there
+            _no_client_retries()
+            threading.Thread(target=_exit_when_stuck, args=(CTRL_C_GRACE_S,), daemon=True).start()
         raise KeyboardInterrupt
+
+
+CTRL_C_GRACE_S = 10.0  # after Ctrl-C, the most time the run's unwinding may take before the process just exits
+_INTERRUPT_LINE = "siterag: error: interrupted; rerun the same command to continue (nothing done is lost)"
+_told_interrupt = threading.Event()
+
+
+def _tell_interrupted() -> None:
+    if not _told_interrupt.is_set():
+        _told_interrupt.set()
+        print(_INTERRUPT_LINE, file=_REAL_STDERR or sys.stderr, flush=True)
+
+
+def _no_client_retries() -> None:
+    """Ctrl-C stopped Prefect's temporary server too: its client would retry each call to it with back-off
+    (2 + 4 + ... + 32 s, per call, while the run unwinds and records the crash). Fail those calls at once."""
+    try:
+        from prefect.settings import get_current_settings
+
+        get_current_settings().client.max_retries = 0
+    except Exception:  # noqa: BLE001 - a Prefect without this setting: the grace timer still ends the run
+        pass
+
+
+def _exit_when_stuck(grace_s: float) -> None:
+    """Backstop after Ctrl-C: whatever still waits (a call to the stopped server, Prefect's exit handlers) is not
+    worth more than `grace_s`; what was done is on disk (atomic writes, cached batches, kernel-released locks)."""
+    import time
+
+    time.sleep(grace_s)
+    _tell_interrupted()
+    os._exit(130)
 
 
 def _site_failure(data_dir: Path, name: str, exc: Exception) -> str:
@@ -540,8 +574,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _fail(str(exc))
     except KeyboardInterrupt:  # Ctrl-C: what is done is on disk (atomic writes, cached batches)
-        print("siterag: error: interrupted; rerun the same command to continue (nothing done is lost)",
-              file=_REAL_STDERR or sys.stderr, flush=True)
+        _tell_interrupted()
         return 130
 
 
