@@ -10,6 +10,7 @@ from dataclasses import asdict
 from prefect import get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import CacheKeyFnPolicy
+from prefect.runtime import task_run
 
 from siterag import progress
 from siterag.acquire.mirror import MirrorError, mirror_site
@@ -198,18 +199,22 @@ def index_task(layout: SiteLayout, embedder_name: str, store: IndexStore) -> dic
     problems: list[str] = []  # hand-edited fields of the wrong kind (read as the nearest right value)
     docs = corpus_source(layout, layout.site, problems)  # streamed: one batch of bodies in memory at a time
     chunk_cache = open_chunk_cache(layout.data_dir)  # the documents the extract tasks already cut
+    done = False
     try:
         with progress.stage(layout.site, "index", "docs") as shown:
             stats = sync_site(store, layout.site, docs, embedder, progress=shown, chunk_cache=chunk_cache)
         if chunk_cache is not None:
             chunk_cache.drop_site(layout.site)  # what the index did not take: documents that changed again
+        done = True
     finally:
         embedder.cache.close()
         if chunk_cache is not None:
             chunk_cache.close()
-        for problem in problems:  # found as sync_site read the corpus
-            get_run_logger().warning("corpus: %s", problem)
-            append_log(layout.logs / "error.log", f"[!] Corpus: {problem}")
+        # Found as sync_site read the corpus; written once: a failed try that will be retried finds them again.
+        if done or task_run.run_count > (index_task.retries or 0):
+            for problem in problems:
+                get_run_logger().warning("corpus: %s", problem)
+                append_log(layout.logs / "error.log", f"[!] Corpus: {problem}")
     get_run_logger().info("index: %d docs upserted (%d chunks), %d unchanged, %d removed",
                           len(stats.upserted), stats.chunks, stats.unchanged, len(stats.removed))
     return {"warnings": problems, "upserted": len(stats.upserted), "chunks": stats.chunks, "unchanged": stats.unchanged,

@@ -3,12 +3,16 @@
 Pure functions over strings. Three sources, in the order a page's front matter `date` prefers them:
 
 * **entry**: a diary page's entries (`mark_entries`): a short paragraph that is a date line (`2003.6.29(日)`,
-  `2001年12月9日(日)`, `■2003/05/20`, `7月31日`, `July 31, 2003`, …) becomes a Markdown heading and the page's
-  date is its first entry's date;
+  `2001年12月9日(日)`, `■2003/05/20`, `7月31日`, `July 31, 2003`, `17/04/03` on an English page, …) becomes a
+  Markdown heading and the page's date is its first entry's date;
 * **name**: the page's file or folder names (`date_from_name`): `2009-05-20`, `20090520`, `nikki0107`, …;
 * **content**: the first full date that starts a line among the first CONTENT_LINES lines of the body.
 
 Years must be plausible: MIN_YEAR (1990, before personal web pages) up to the current year.
+
+Numeric dates with the year last (`17/04/03`, `4/17/2003`) are read only where the page itself says which comes
+first, the day or the month (`numeric_order`): British and American pages write them in opposite orders, and a
+Japanese page's `03.04.17` is year first.
 """
 
 from __future__ import annotations
@@ -155,6 +159,11 @@ _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, 
     ("monthday", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![\d:])",
                             re.IGNORECASE)),
 )
+# Day and month, then the year (two or four digits): `17/04/03`, `4.17.2003`, `17-04-2003`; one separator kind.
+_NUMERIC_RE = re.compile(r"(?P<a>\d{1,2})\s*(?P<sep>[./-])\s*(?P<b>\d{1,2})\s*(?P=sep)\s*(?P<y>(?:19|20)\d\d|\d\d)"
+                         r"(?![\d.:/-]*\d)")
+_KANA_RE = re.compile(r"[\u3041-\u30ff]")
+JAPANESE_KANA_SHARE = 0.05  # Japanese prose is ~40% kana; an English page quoting a Japanese name has far less
 _WEEKDAY_RE = re.compile(r"\s*\(\s*(?:[" + _WEEKDAYS_JA + r"](?:曜日?)?(?:\s*[・,/]\s*[" + _WEEKDAYS_JA + r"])?|"
                          r"[A-Za-z]{3,9}\.?)\s*\)|\s*[" + _WEEKDAYS_JA + r"]曜日?")
 _EMPHASIS_RE = re.compile(r"^(\*\*|__|\*|_)(.+)\1$")
@@ -202,7 +211,7 @@ def _glued(year: int, digits: str) -> tuple[int, int] | None:
     return valid[0] if len(valid) == 1 else None
 
 
-def parse_date_line(line: str) -> DateLine | None:
+def parse_date_line(line: str, order: str | None = None) -> DateLine | None:
     """The date a line starts with (full or month-day), with what follows it; None if it starts otherwise.
 
     Full dates: `2003.6.29`, `2003/05/20`, `2003-6-29`, `2001年12月9日`, `平成15年6月29日`, `July 31, 2003`,
@@ -210,7 +219,8 @@ def parse_date_line(line: str) -> DateLine | None:
     date (so `2002.630` is June 30th, `2002.111` stays undated). Month-day dates: `7月31日`, `Jul. 31`, and
     `6.29` / `6/29` only before a weekday `(日)`. Leading marks (■, ◆, 【, list-free `*`), emphasis, a heading's
     `#`s and full-width digits are ignored. A weekday after the date — `(日)`, `（土）`, `(Sun)`, `日曜日` — is
-    skipped; `rest` is the text after that.
+    skipped; `rest` is the text after that. `order` ('dmy' / 'mdy', from `numeric_order` of the page) also
+    reads `17/04/03`-style dates, day or month first as it says.
     """
     if not _DIGIT_RE.search(line):  # every date has a (day) digit; most lines have none: skip them cheaply
         return None
@@ -241,13 +251,59 @@ def parse_date_line(line: str) -> DateLine | None:
         if weekday:
             rest = rest[weekday.end():]
         return DateLine(kind, month, day, year, rest.strip(), rest[:1].strip() != "")
-    return None
+    return _numeric_date(text, order) if order else None
 
 
-def is_date_line(line: str) -> bool:
+def _numeric_parts(text: str) -> tuple[int, int, int, re.Match] | None:
+    """(a, b, year) of a `a/b/yy(yy)` date at the start of cleaned text, the year plausible; None otherwise."""
+    match = _NUMERIC_RE.match(text)
+    if not match:
+        return None
+    raw = match.group("y")
+    year = int(raw) if len(raw) == 4 else _year2(int(raw))
+    if year is None or not _plausible(year):
+        return None
+    return int(match.group("a")), int(match.group("b")), year, match
+
+
+def _numeric_date(text: str, order: str) -> DateLine | None:
+    parts = _numeric_parts(text)
+    if not parts:
+        return None
+    a, b, year, match = parts
+    day, month = (a, b) if order == "dmy" else (b, a)
+    if not _iso(year, month, day):
+        return None
+    rest = text[match.end():]
+    weekday = _WEEKDAY_RE.match(rest)
+    if weekday:
+        rest = rest[weekday.end():]
+    return DateLine("full", month, day, year, rest.strip(), rest[:1].strip() != "")
+
+
+def numeric_order(markdown: str) -> str | None:
+    """'dmy' or 'mdy': how the page's year-last numeric dates (`17/04/03`) are to be read, decided by the page
+    itself: every such date at a line's start must be a real date in that order and at least one must not be in
+    the other (a day above 12). None when no line starts with one, when the page does not tell (every day and
+    month 12 or less), when neither order fits all of them, or on a Japanese page (kana), which writes the year
+    first (`03.04.17`)."""
+    seen: list[tuple[int, int, int]] = []
+    for line in markdown.splitlines():
+        if _DIGIT_RE.search(line):
+            parts = _numeric_parts(_clean(_LIST_RE.sub("", line.strip().lstrip("|").strip())))
+            if parts:
+                seen.append(parts[:3])
+    if not seen or len(_KANA_RE.findall(markdown)) > JAPANESE_KANA_SHARE * len(markdown):
+        return None
+    dmy = all(_iso(y, b, a) for a, b, y in seen)
+    mdy = all(_iso(y, a, b) for a, b, y in seen)
+    return "dmy" if dmy and not mdy else "mdy" if mdy and not dmy else None
+
+
+def is_date_line(line: str, order: str | None = None) -> bool:
     """Whether a line is a date line: a date at its start, then at most a weekday, a number (①, その2), a range
     end (～12.30(火)) or a short title — MAX_TITLE_CHARS characters, not the rest of a sentence (`7月31日に…`)."""
-    found = parse_date_line(line)
+    found = parse_date_line(line, order)
     if not found:
         return False
     rest = found.rest.rstrip(_CLOSERS + " ")
@@ -363,18 +419,18 @@ def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _candidate(lines: list[str], first: int, end: int) -> str | None:
+def _candidate(lines: list[str], first: int, end: int, order: str | None = None) -> str | None:
     """'heading' when the block is a date-only heading, 'para' when its first line is a paragraph date line."""
     line = lines[first]
     if line.startswith(_FENCE):
         return None
     if _HEADING_RE.match(line):
-        return "heading" if is_date_line(line) else None
+        return "heading" if is_date_line(line, order) else None
     if line.lstrip().startswith(("|", ">", "<")) or _LIST_RE.match(line) or "](" in line or "![" in line:
         return None  # tables, quotes, HTML, list items, links and images are not entry headings
-    if not is_date_line(line):
+    if not is_date_line(line, order):
         return None
-    if first + 1 < end and is_date_line(lines[first + 1]):
+    if first + 1 < end and is_date_line(lines[first + 1], order):
         return None  # several date lines in one paragraph: a dated list (an update log), not entries
     return "para"
 
@@ -392,6 +448,7 @@ def entry_dates(markdown: str, fallback: str | None = None) -> dict[int, str | N
     full date). Lines in code fences are skipped. What chunking uses for each chunk's date."""
     out: dict[int, str | None] = {}
     context = YearContext(_fallback_year(fallback))
+    order = numeric_order(markdown)
     in_fence = False
     for n, line in enumerate(markdown.splitlines()):
         if line.startswith(_FENCE):
@@ -399,18 +456,18 @@ def entry_dates(markdown: str, fallback: str | None = None) -> dict[int, str | N
         if in_fence or not line.strip():
             continue
         heading = _HEADING_RE.match(line)
-        _see(context, line, heading is not None)
-        if heading and is_date_line(line):
-            found = parse_date_line(line)
+        _see(context, line, heading is not None, order)
+        if heading and is_date_line(line, order):
+            found = parse_date_line(line, order)
             out[n] = context.resolve(found) if found else None
     return out
 
 
-def _see(context: YearContext, line: str, heading: bool) -> None:
+def _see(context: YearContext, line: str, heading: bool, order: str | None = None) -> None:
     """Feed a line that is not a date heading to the context: a date line with a full date (a sentence that
     starts with a date, `2003年5月3日に上演した…`, is not one), or a year heading (`## 2003年`)."""
-    found = parse_date_line(line)
-    if found and found.year is not None and not heading and is_date_line(line):
+    found = parse_date_line(line, order)
+    if found and found.year is not None and not heading and is_date_line(line, order):
         context.resolve(found)
     elif heading and not found:
         year = _YEAR_HEADING_RE.match(_clean(line))
@@ -421,6 +478,7 @@ def _see(context: YearContext, line: str, heading: bool) -> None:
 def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     """The first full date at the start of a line among the document's first `lines` non-empty lines."""
     seen = 0
+    order = numeric_order(markdown)
     for line in markdown.splitlines():
         if not line.strip() or line.startswith(_FENCE):
             continue
@@ -428,7 +486,7 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
         if seen > lines:
             break
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
-        found = parse_date_line(text)
+        found = parse_date_line(text, order)
         if found and found.date:
             return found.date
     return None
@@ -453,14 +511,15 @@ def mark_entries(markdown: str, name_date: str | None = None) -> Entries:
     """
     lines = markdown.splitlines()
     blocks = _paragraphs(lines)
-    found = [(first, end, kind) for first, end in blocks if (kind := _candidate(lines, first, end))]
+    order = numeric_order(markdown)
+    found = [(first, end, kind) for first, end in blocks if (kind := _candidate(lines, first, end, order))]
     if len(found) < 2:
         return _without_entries(markdown, name_date)
     first_entry = found[0][0]
     level = ENTRY_HEADING_DEFAULT
     for line in lines[:first_entry]:
         heading = _HEADING_RE.match(line)
-        if heading and not is_date_line(line):
+        if heading and not is_date_line(line, order):
             level = min(6, len(heading.group(1)) + 1)
     existing = next((_HEADING_RE.match(lines[first]) for first, _, kind in found if kind == "heading"), None)
     if existing:  # the page's own date headings set the level

@@ -6,6 +6,9 @@ Rules follow from how such pages are built:
   its last line of its own, are dropped. Inside the text a template line is dropped only when it is a link,
   a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
 * Counters, copyright and "last updated" lines are dropped wherever they are.
+* Images that an editor's theme generated (FrontPage writes each page's title banner, its navigation buttons and
+  the theme's rules into `_derived/`, `_themes/`, `_overlay/`, `_borders/`) are dropped where a line shows
+  nothing else: the author drew none of them.
 * Links that only move the reader (戻る, Top, 次へ, [Back]) and in-page tables of contents (every link points
   at an anchor of the same page, whose headings the page itself holds) are dropped.
 Everything else the page shows is kept.
@@ -26,6 +29,8 @@ _IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"([^"]*)")?\)')  # group 1: t
 _BOILERPLATE_RE = re.compile(
     r"copyright|\(c\)|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|アクセス数|you are (the )?visitor|"
     r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
+_IMAGE_SRC_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+THEME_IMAGE_FOLDERS = {"_derived", "_themes", "_overlay", "_borders"}  # FrontPage's generated theme graphics
 BOILERPLATE_CHARS = 100  # only a short line is a counter or a copyright line
 # What a link that only moves the reader says (normalised: lower case, word characters only).
 _NAV_WORDS = re.compile(
@@ -63,6 +68,17 @@ def _all_link(md: str) -> bool:
 def is_boilerplate_line(text: str) -> bool:
     """A counter, copyright or 'last updated' line."""
     return len(text) < BOILERPLATE_CHARS and bool(_BOILERPLATE_RE.search(text))
+
+
+def is_theme_images(md: str) -> bool:
+    """A line that shows only images an editor's theme generated (a banner, a button, a rule), linked or not:
+    no words outside their alt texts (a banner's alt is the page title, a button's the page it leads to)."""
+    if "![" not in md:
+        return False
+    srcs = _IMAGE_SRC_RE.findall(md)
+    if not srcs or not all(THEME_IMAGE_FOLDERS & set(unquote(src).split("/")) for src in srcs):
+        return False
+    return not normalise(_LINK_RE.sub(r"\1", _IMAGE_RE.sub("", md)).lstrip("#"))
 
 
 def _in_page(href: str, anchors: Collection[str]) -> bool:
@@ -114,7 +130,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     for i, line in enumerate(lines):
         recurring = bool(line.key) and line.key in template
         if (i in edge or boilerplate[i] or is_navigation(line.md, anchors)
-                or (recurring and _linky(line))):
+                or (recurring and _linky(line)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     return drop
 

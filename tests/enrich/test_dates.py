@@ -13,12 +13,14 @@ from siterag.enrich.dates import (
     entry_dates,
     is_date_line,
     mark_entries,
+    numeric_order,
     parse_date_line,
 )
 from siterag.enrich.metadata import date_from_path
 from tests.conftest import SHARED_SITES
 
 NANATSUMORI = SHARED_SITES / "nanatsumori"
+GYROBOT = SHARED_SITES / "gyrobot"
 
 
 @pytest.mark.parametrize(("path", "expected"), [
@@ -349,3 +351,60 @@ def test_search_since_until_find_a_diary_entry_by_its_own_date(tmp_path):
     _, chunks = open_tables(db, emb.dim)
     assert {r["date"] for r in chunks.search().select(["date"]).limit(None).to_list()} == \
         {"2003-06-30", "2003-03-15", "2003-01-02"}
+
+
+UK_DIARY = """# The Build Diary
+
+17/04/03
+
+Here are those wheels fitted.
+
+01/04/03
+
+Been a bit quiet over the winter.
+
+27/10/02
+
+New armour on.
+"""
+
+
+def test_year_last_numeric_dates_are_read_in_the_order_the_page_itself_shows():
+    assert numeric_order(UK_DIARY) == "dmy"  # 17/04/03: 17 is no month
+    found = mark_entries(UK_DIARY)
+    assert [(e.heading, e.date) for e in found.entries] == [
+        ("17/04/03", "2003-04-17"), ("01/04/03", "2003-04-01"), ("27/10/02", "2002-10-27")]
+    assert found.date == "2003-04-17" and found.date_from == "entry"
+    assert "## 01/04/03" in found.markdown
+    assert sorted(entry_dates(found.markdown).values()) == ["2002-10-27", "2003-04-01", "2003-04-17"]
+
+    us = UK_DIARY.replace("17/04/03", "04/17/03").replace("27/10/02", "10/27/2002")
+    assert numeric_order(us) == "mdy"
+    assert [e.date for e in mark_entries(us).entries] == ["2003-04-17", "2003-01-04", "2002-10-27"]
+
+
+@pytest.mark.parametrize("markdown", [
+    UK_DIARY.replace("17/04/03", "12/04/03").replace("27/10/02", "07/10/02"),  # all fields <= 12: not settled
+    UK_DIARY.replace("01/04/03", "04/17/03"),  # 17/04 and 04/17 on one page: no order fits them all
+    "# 日記\n\n13/04/17\n\n今日は雨でした。ロボットの車輪を付けました。\n\n13/04/20\n\nまた雨でした。\n",  # year first
+])
+def test_numeric_dates_the_page_does_not_settle_are_not_dates(markdown):
+    assert numeric_order(markdown) is None
+    found = mark_entries(markdown)
+    assert found.entries == [] and found.date is None
+    assert not is_date_line("12/04/03") and parse_date_line("17/04/03") is None  # no order given: not read
+
+
+def test_the_real_uk_build_diary_is_dated_entry_by_entry(tmp_path):
+    if not GYROBOT.exists():
+        pytest.skip("../shared/sites not available")
+    from siterag.extract.extract import extract_page
+
+    html = (GYROBOT / "diary.htm").read_bytes().decode("latin-1")
+    found = mark_entries(extract_page(html, "heuristic").markdown)
+    dates = [e.date for e in found.entries]
+    assert len(dates) >= 20 and None not in dates
+    assert found.date == "2003-04-17"
+    assert all("2001-01-01" <= d <= "2003-12-31" for d in dates)  # the robot's build years
+    slips = sum(later > earlier for earlier, later in zip(dates, dates[1:], strict=False))
+    assert slips <= 1  # newest first, as the page is (the author put 18/11/01 above 28/11/01): no day/month swapped

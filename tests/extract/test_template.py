@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from siterag.extract.blocks import html_to_blocks, render_blocks
-from siterag.extract.chrome import is_boilerplate_line, is_navigation
+from siterag.extract.chrome import is_boilerplate_line, is_navigation, is_theme_images
 from siterag.extract.extract import extract_page
 from siterag.extract.template import page_units, recurring_keys, site_template
 from siterag.normalize.encoding import to_utf8
@@ -98,6 +98,8 @@ def test_markdown_keeps_poem_lines_escapes_brackets_and_drops_empty_bold():
 def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(shared_sites, tmp_path: Path):
     for site, rel, gone, kept in [
         ("gyrobot", "diary.htm", "HANDS OFF OUR BOTS", None),
+        ("gyrobot", "diary.htm", "_derived/", "Re-visit often to check on latest build info."),  # theme banner
+        ("gyrobot", "home.htm", "_themes/", None),
         ("nanatsumori", "diary/diary-shzen2000.10.htm", "タイトルの本文にジャンプできます", "2000年10月5日"),
     ]:
         select = select_pages(shared_sites / site, tmp_path / site)
@@ -107,6 +109,20 @@ def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(sh
         md = extract_page(html, "heuristic", template=frozenset(templates[rel])).markdown
         assert gone not in md, (site, rel)
         assert kept is None or kept in md
+
+
+@pytest.mark.parametrize(("md", "expected"), [
+    ('![](_derived/diary.htm_cmp_gyrobot110_bnr.gif "The Build Diary")', True),  # FrontPage's title banner
+    ("![](../_themes/gyrobot/urbhorsa.gif)", True),  # the theme's rule, seen from a subfolder
+    ('# [![](_derived/workshops.htm_cmp_gyrobot110_hbtn.gif "The Workshops")](workshops.htm)', True),  # a button
+    ("![](_themes/a/rule.gif)![](_derived/b.gif)", True),
+    ("![](images/build/build84_small.jpg)", False),  # the author's photo
+    ("![](_derived/b.gif)![](photo.jpg)", False),
+    ("![](_themes/a/bullet.gif) Here are those wheels fitted.", False),  # words of the author's
+    ("[Workshops](_derived/workshops.htm)", False),  # a link, no image
+])
+def test_theme_generated_images(md, expected):
+    assert is_theme_images(md) is expected
 
 
 def test_editor_backup_copies_are_not_pages(tmp_path: Path):

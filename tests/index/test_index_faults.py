@@ -237,3 +237,38 @@ def test_hand_edited_fields_a_renamed_site_and_a_damaged_report(tmp_path):
     wiped = siterag(tmp_path, cfg, "forget", "m", "--all")
     assert wiped.returncode == 0 and not (data / "corpus" / "m").exists() and not (data / "mirror" / "m").exists()
     assert (data / "corpus" / "good").is_dir()
+
+
+def test_a_retried_index_task_writes_each_corpus_problem_once(tmp_path, monkeypatch):
+    """The index task is retried once; the problems its first try found are found again by the retry, and the
+    error log gets them once (it got them twice)."""
+    from prefect import flow
+
+    import tasks.stages as stages
+    from siterag.enrich.corpus import write_doc
+    from siterag.index.store import IndexStore
+
+    layout = SiteLayout(tmp_path / "data", "m")
+    write_doc(layout.corpus / "tea.md", "# お茶\n\n緑茶を淹れた。", {"title": "お茶", "tags": 5})
+    write_doc(layout.corpus / "cha.md", "# 茶畑\n\n茶畑を歩いた。", {"title": "茶畑", "tags": ["茶"]})
+    real, tries = stages.sync_site, []
+
+    def flaky(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        stats = real(*args, **kwargs)  # reads the corpus: finds tea.md's tags
+        tries.append(1)
+        if len(tries) == 1:
+            raise OSError("the disk hiccuped")
+        return stats
+
+    monkeypatch.setattr(stages, "sync_site", flaky)
+
+    @flow
+    def index_only() -> dict:
+        return stages.index_task.with_options(retry_delay_seconds=0)(
+            layout, "use-multilingual-v3", IndexStore(str(tmp_path / "data" / "lancedb")))
+
+    report = index_only()
+    assert len(tries) == 2 and report["warnings"] and report["upserted"] + report["unchanged"] == 2
+    logged = (layout.logs / "error.log").read_text(encoding="utf-8").splitlines()
+    assert len([line for line in logged if "[!] Corpus: " in line and "tags: 5" in line]) == 1, logged
+    assert len([line for line in logged if "[!] Corpus: " in line]) == len(report["warnings"]), logged
