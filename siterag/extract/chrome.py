@@ -6,9 +6,10 @@ Rules follow from how such pages are built:
   its last line of its own, are dropped. Inside the text a template line is dropped only when it is a link,
   a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
 * Counters, copyright and "last updated" lines are dropped wherever they are.
-* Images that an editor's theme generated (FrontPage writes each page's title banner, its navigation buttons and
-  the theme's rules into `_derived/`, `_themes/`, `_overlay/`, `_borders/`) are dropped where a line shows
-  nothing else: the author drew none of them.
+* Images that an editor's theme generated (FrontPage writes each page's title banner, its rules and bullets into
+  `_derived/`, `_themes/`, `_overlay/`, `_borders/`) are dropped where a line shows nothing else: the author drew
+  none of them. Linked ones stay (a navigation bar's buttons may be the only place a page names its children:
+  a team page's members); as links they are judged like any other link.
 * Links that only move the reader (戻る, Top, 次へ, [Back]) and in-page tables of contents (every link points
   at an anchor of the same page, whose headings the page itself holds) are dropped.
 Everything else the page shows is kept.
@@ -71,14 +72,15 @@ def is_boilerplate_line(text: str) -> bool:
 
 
 def is_theme_images(md: str) -> bool:
-    """A line that shows only images an editor's theme generated (a banner, a button, a rule), linked or not:
-    no words outside their alt texts (a banner's alt is the page title, a button's the page it leads to)."""
+    """A line that shows only images an editor's theme generated (a title banner, a rule, a bullet), none of them
+    a link, and no words outside their alt texts (a banner's alt is the page's title)."""
     if "![" not in md:
         return False
     srcs = _IMAGE_SRC_RE.findall(md)
     if not srcs or not all(THEME_IMAGE_FOLDERS & set(unquote(src).split("/")) for src in srcs):
         return False
-    return not normalise(_LINK_RE.sub(r"\1", _IMAGE_RE.sub("", md)).lstrip("#"))
+    rest = _IMAGE_RE.sub("", md)
+    return not _LINK_RE.search(rest) and not normalise(rest.lstrip("#"))
 
 
 def _in_page(href: str, anchors: Collection[str]) -> bool:

@@ -114,7 +114,7 @@ def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(sh
 @pytest.mark.parametrize(("md", "expected"), [
     ('![](_derived/diary.htm_cmp_gyrobot110_bnr.gif "The Build Diary")', True),  # FrontPage's title banner
     ("![](../_themes/gyrobot/urbhorsa.gif)", True),  # the theme's rule, seen from a subfolder
-    ('# [![](_derived/workshops.htm_cmp_gyrobot110_hbtn.gif "The Workshops")](workshops.htm)', True),  # a button
+    ('[![](team/_derived/stevewood.htm_cmp_gyrobot110_vbtn.gif "Steve Wood")](team/stevewood.htm)', False),  # a link
     ("![](_themes/a/rule.gif)![](_derived/b.gif)", True),
     ("![](images/build/build84_small.jpg)", False),  # the author's photo
     ("![](_derived/b.gif)![](photo.jpg)", False),
