@@ -98,7 +98,7 @@ def test_markdown_keeps_poem_lines_escapes_brackets_and_drops_empty_bold():
 def test_shared_site_template_drops_gyrobot_footer_and_nanatsumori_diary_link(shared_sites, tmp_path: Path):
     for site, rel, gone, kept in [
         ("gyrobot", "diary.htm", "HANDS OFF OUR BOTS", None),
-        ("gyrobot", "diary.htm", "_derived/", "Re-visit often to check on latest build info."),  # theme banner
+        ("gyrobot", "diary.htm", "_bnr.gif", "Re-visit often to check on latest build info."),  # theme banner
         ("gyrobot", "home.htm", "_themes/", None),
         ("nanatsumori", "diary/diary-shzen2000.10.htm", "タイトルの本文にジャンプできます", "2000年10月5日"),
     ]:
