@@ -36,8 +36,14 @@ _INDEX_FAMILIES = {"index", "default", "home", "top", "main"}
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LIST_PREFIX_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|>)\s+")
 _SENTENCE_RE = re.compile(r"[^。．！？!?]+(?:[。．！？!?]+[」』）)”\"]*)?")
+_ENDS_SENTENCE_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
+_TERMINATOR_RE = re.compile(r"[。．！？.!?]")
+_HARD_BREAK_RE = re.compile(r"(\s*<br\s*/?>|\\)$")
+_SPACE_RE = re.compile(r"(?:\\|<br\s*/?>)?\s+")
 _EN_SPLIT_RE = re.compile(r"(?<=[a-z0-9)][.])\s+(?=[A-Z0-9\"“(])")
-_ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof|St|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr)"
+_ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof|St|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr|"
+                              r"Proc|Int|Intl|Conf|Symp|Trans|Univ|Dept|Assoc|Soc|Jpn|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
+                              r"Sept?|Oct|Nov|Dec)"
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")
 _NOT_PROSE_RE = re.compile(r"[*`|\\<>\[\]{}]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
 _DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$")
@@ -51,23 +57,54 @@ def summary_source(markdown: str) -> str:
 
 
 def _prose_lines(markdown: str) -> list[str]:
-    """Lines of running text: no headings, tables, code, rules or lines that are only links."""
-    lines, in_code = [], False
+    """Units of running text: no headings, tables, code, rules or lines that are only links. The lines of a
+    hard-wrapped paragraph (a `<br>` in the middle of a sentence) are joined, so that a sentence is whole;
+    a paragraph without any sentence end (verse, a list of names) stays line by line."""
+    units: list[str] = []
+    paragraph: list[str] = []
+    in_code = False
     for raw in markdown.splitlines():
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             in_code = not in_code
-            continue
-        if in_code or not line or line.startswith(("#", "|", "---", "***", "<")):
+        if in_code or not line or line.startswith(("#", "|", "---", "***", "<", "```", "~~~")):
+            units += _unwrapped(paragraph)
+            paragraph = []
             continue
         if not any(map(str.isalpha, _MD_LINK_RE.sub("", line))):  # nothing but links (a menu, a link list)
+            units += _unwrapped(paragraph)
+            paragraph = []
             continue
-        lines.append(_LIST_PREFIX_RE.sub("", summary_source(line)).strip())
-    return lines
+        if _LIST_PREFIX_RE.match(line):  # a list item starts a unit of its own
+            units += _unwrapped(paragraph)
+            paragraph = []
+        paragraph.append(_HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", summary_source(line)).strip()))
+    return units + _unwrapped(paragraph)
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """A paragraph's lines with each one that stops mid-sentence joined to the next (a space between two Latin
+    characters, nothing between Japanese ones), when the paragraph ends a sentence anywhere."""
+    if not any(_TERMINATOR_RE.search(line) for line in lines):
+        return [line for line in lines if line]
+    out: list[str] = []
+    current = ""
+    for line in lines:
+        if not line:
+            continue
+        if current:
+            current += (" " if current[-1].isascii() and line[0].isascii() else "") + line
+        else:
+            current = line
+        if _ENDS_SENTENCE_RE.search(current):
+            out.append(current)
+            current = ""
+    return out + ([current] if current else [])
 
 
 def page_sentences(markdown: str) -> list[str]:
-    """The body's sentences in order, each a character-exact substring of summary_source(markdown)."""
+    """The body's sentences in order, each found in summary_source(markdown) character for character but for the
+    line breaks of a hard-wrapped paragraph (see `squeezed`)."""
     out = []
     for line in _prose_lines(markdown):
         for match in _SENTENCE_RE.finditer(line):
@@ -165,10 +202,17 @@ def _join(sentences: list[str]) -> str:
     return out
 
 
+def squeezed(text: str) -> str:
+    """Text without its whitespace and hard-break marks: how a summary's sentence is found in the body, whose
+    hard-wrapped lines page_sentences joined."""
+    return _SPACE_RE.sub("", text)
+
+
 def summary_is_exact(summary: str, markdown: str) -> bool:
-    """Whether `summary` is whole sentences of the body, each a character-exact substring of
-    summary_source(markdown), joined as choose_summary joins them (nothing or one space between)."""
-    source = summary_source(markdown)
+    """Whether `summary` is whole sentences of the body, each a substring of summary_source(markdown) character
+    for character but for whitespace and hard breaks (`squeezed`), joined as choose_summary joins them (nothing
+    or one space between)."""
+    source = squeezed(summary_source(markdown))
     ends = {0, len(summary)} | {i + 1 for i, ch in enumerate(summary) if ch in "。．！？.!?」』）\"”"} \
         | {i for i, ch in enumerate(summary) if ch == " "}
     ok = [False] * (len(summary) + 1)  # ok[i]: summary[:i] is such a sequence
@@ -176,7 +220,7 @@ def summary_is_exact(summary: str, markdown: str) -> bool:
     for end in sorted(ends - {0}):
         for start in sorted(e for e in ends if e < end and ok[e]):
             piece = summary[start + 1 if start and summary[start:start + 1] == " " else start:end]
-            if piece and piece in source:
+            if piece and squeezed(piece) in source:
                 ok[end] = True
                 break
     return ok[-1]

@@ -16,8 +16,10 @@ from siterag.enrich.enrich import (
     enrich_site,
     family,
     nearest_categories,
+    page_facts,
     page_sentences,
     structure_categories,
+    summary_is_exact,
     summary_source,
 )
 from siterag.enrich.keywords import english_terms, japanese_terms, page_terms, pick_tags
@@ -114,6 +116,29 @@ def test_summary_is_the_pages_own_sentences():
     # 2-3 sentences; an English page's sentences are joined with a space
     en = page_sentences("The robot weighs two kilograms. It balances on a gyro sensor. It won the contest in 2001.")
     assert choose_summary(en, ["gyro sensor"]).count(". ") == 2
+
+
+WRAPPED = ("**Biography**\n\n"
+           "I received the B.E. degree from Yamanashi University, Japan, in 1986. In 1991, I started working as a  \n"
+           "research assistant of Yamanashi University, Japan. Then, I moved to Osaka  \n"
+           "University, Japan, as a research assistant in 1992.\n\n"
+           "今日は山に登りました。頂上からの景色はとても<br>\n"
+           "きれいでした。\n\n"
+           "春の海<br>\nひねもすのたり<br>\nのたりかな\n")
+
+
+def test_a_hard_wrapped_paragraph_gives_whole_sentences_and_verse_stays_line_by_line():
+    sentences = page_sentences(WRAPPED)
+    assert "In 1991, I started working as a research assistant of Yamanashi University, Japan." in sentences
+    assert "Then, I moved to Osaka University, Japan, as a research assistant in 1992." in sentences
+    assert "頂上からの景色はとてもきれいでした。" in sentences  # no space glued into Japanese
+    assert not any(s.startswith(("research assistant of", "University, Japan, as", "きれいでした")) for s in sentences)
+    assert {"春の海", "ひねもすのたり", "のたりかな"} <= set(sentences)  # verse: no sentence end, its lines as they are
+    facts = page_facts(WRAPPED)
+    summary = choose_summary(facts.sentences, ["research assistant"], set(), facts.quotes)
+    assert summary.startswith(("I received", "In 1991", "Then, I moved")), summary
+    assert summary_is_exact(summary, WRAPPED)  # found in the body but for its line breaks
+    assert not summary_is_exact("University, Japan, as a research assistant in 2003.", WRAPPED)
 
 
 def test_summary_keeps_to_200_characters_and_skips_the_site_template():
