@@ -10,9 +10,9 @@ Pure functions over strings. Three sources, in the order a page's front matter `
 
 Years must be plausible: MIN_YEAR (1990, before personal web pages) up to the current year.
 
-Numeric dates with the year last (`17/04/03`, `4/17/2003`) are read only where the page itself says which comes
-first, the day or the month (`numeric_order`): British and American pages write them in opposite orders, and a
-Japanese page's `03.04.17` is year first.
+Short numeric dates are read only where the page itself says in which order (`numeric_order`): British and
+American pages write `17/04/03` and `4/17/03` with the year last, day or month first; a Japanese page's
+`03.04.17` is year first.
 """
 
 from __future__ import annotations
@@ -162,6 +162,8 @@ _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, 
 # Day and month, then the year (two or four digits): `17/04/03`, `4.17.2003`, `17-04-2003`; one separator kind.
 _NUMERIC_RE = re.compile(r"(?P<a>\d{1,2})\s*(?P<sep>[./-])\s*(?P<b>\d{1,2})\s*(?P=sep)\s*(?P<y>(?:19|20)\d\d|\d\d)"
                          r"(?![\d.:/-]*\d)")
+# Year first, all three two digits (`03.04.17`): how Japanese pages shorten a date.
+_YMD_RE = re.compile(r"(?P<y>\d\d)(?P<sep>[./])(?P<m>\d\d)(?P=sep)(?P<d>\d\d)(?![\d.:/-]*\d)")
 _KANA_RE = re.compile(r"[\u3041-\u30ff]")
 JAPANESE_KANA_SHARE = 0.05  # Japanese prose is ~40% kana; an English page quoting a Japanese name has far less
 _WEEKDAY_RE = re.compile(r"\s*\(\s*(?:[" + _WEEKDAYS_JA + r"](?:曜日?)?(?:\s*[・,/]\s*[" + _WEEKDAYS_JA + r"])?|"
@@ -266,12 +268,27 @@ def _numeric_parts(text: str) -> tuple[int, int, int, re.Match] | None:
     return int(match.group("a")), int(match.group("b")), year, match
 
 
-def _numeric_date(text: str, order: str) -> DateLine | None:
-    parts = _numeric_parts(text)
-    if not parts:
+def _ymd_parts(text: str) -> tuple[int, int, int, re.Match] | None:
+    """(year, month, day) of a `yy.mm.dd` date at the start of cleaned text, a real date; None otherwise."""
+    match = _YMD_RE.match(text)
+    year = _year2(int(match.group("y"))) if match else None
+    if year is None or not _iso(year, int(match.group("m")), int(match.group("d"))):
         return None
-    a, b, year, match = parts
-    day, month = (a, b) if order == "dmy" else (b, a)
+    return year, int(match.group("m")), int(match.group("d")), match
+
+
+def _numeric_date(text: str, order: str) -> DateLine | None:
+    if order == "ymd":
+        found = _ymd_parts(text)
+        if not found:
+            return None
+        year, month, day, match = found
+    else:
+        parts = _numeric_parts(text)
+        if not parts:
+            return None
+        a, b, year, match = parts
+        day, month = (a, b) if order == "dmy" else (b, a)
     if not _iso(year, month, day):
         return None
     rest = text[match.end():]
@@ -282,18 +299,25 @@ def _numeric_date(text: str, order: str) -> DateLine | None:
 
 
 def numeric_order(markdown: str) -> str | None:
-    """'dmy' or 'mdy': how the page's year-last numeric dates (`17/04/03`) are to be read, decided by the page
-    itself: every such date at a line's start must be a real date in that order and at least one must not be in
-    the other (a day above 12). None when no line starts with one, when the page does not tell (every day and
-    month 12 or less), when neither order fits all of them, or on a Japanese page (kana), which writes the year
-    first (`03.04.17`)."""
+    """'dmy', 'mdy' or 'ymd': how the page's short numeric dates are to be read, decided by the page itself.
+    A Japanese page (kana) writes the year first: 'ymd' when lines start with `03.04.17` / `03/04/17` (two
+    digits each) and every one is a real date so. Elsewhere the year is last (`17/04/03`, `4/17/2003`): every
+    such date at a line's start must be a real date in one order and at least one must not be in the other (a
+    day above 12). None when no line starts with one, when the page does not tell (every day and month 12 or
+    less), or when no order fits all of them."""
     seen: list[tuple[int, int, int]] = []
+    ymd: list[bool] = []
     for line in markdown.splitlines():
         if _DIGIT_RE.search(line):
-            parts = _numeric_parts(_clean(_LIST_RE.sub("", line.strip().lstrip("|").strip())))
+            text = _clean(_LIST_RE.sub("", line.strip().lstrip("|").strip()))
+            parts = _numeric_parts(text)
             if parts:
                 seen.append(parts[:3])
-    if not seen or len(_KANA_RE.findall(markdown)) > JAPANESE_KANA_SHARE * len(markdown):
+            if _YMD_RE.match(text):
+                ymd.append(_ymd_parts(text) is not None)
+    if len(_KANA_RE.findall(markdown)) > JAPANESE_KANA_SHARE * len(markdown):
+        return "ymd" if ymd and all(ymd) else None
+    if not seen:
         return None
     dmy = all(_iso(y, b, a) for a, b, y in seen)
     mdy = all(_iso(y, a, b) for a, b, y in seen)

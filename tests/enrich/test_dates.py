@@ -386,7 +386,8 @@ def test_year_last_numeric_dates_are_read_in_the_order_the_page_itself_shows():
 @pytest.mark.parametrize("markdown", [
     UK_DIARY.replace("17/04/03", "12/04/03").replace("27/10/02", "07/10/02"),  # all fields <= 12: not settled
     UK_DIARY.replace("01/04/03", "04/17/03"),  # 17/04 and 04/17 on one page: no order fits them all
-    "# 日記\n\n13/04/17\n\n今日は雨でした。ロボットの車輪を付けました。\n\n13/04/20\n\nまた雨でした。\n",  # year first
+    "# 日記\n\n13/4/17\n\n今日は雨でした。ロボットの車輪を付けました。\n\n13/4/20\n\nまた雨でした。\n",  # 4: not 04
+    "# 日記\n\n03.04.17\n\n今日は雨でした。ロボットの車輪を付けました。\n\n03.13.20\n\nまた雨でした。\n",  # no month 13
 ])
 def test_numeric_dates_the_page_does_not_settle_are_not_dates(markdown):
     assert numeric_order(markdown) is None
@@ -408,3 +409,10 @@ def test_the_real_uk_build_diary_is_dated_entry_by_entry(tmp_path):
     assert all("2001-01-01" <= d <= "2003-12-31" for d in dates)  # the robot's build years
     slips = sum(later > earlier for earlier, later in zip(dates, dates[1:], strict=False))
     assert slips <= 1  # newest first, as the page is (the author put 18/11/01 above 28/11/01): no day/month swapped
+
+
+def test_a_japanese_page_writes_short_dates_year_first():
+    diary = "# 日記\n\n13/04/17\n\n今日は雨でした。ロボットの車輪を付けました。\n\n■03.12.20(土)\n\nまた雨でした。\n"
+    assert numeric_order(diary) == "ymd"
+    assert [e.date for e in mark_entries(diary).entries] == ["2013-04-17", "2003-12-20"]
+    assert numeric_order(UK_DIARY.replace("17/04/03", "今日は雨でした。" * 20 + "\n\n17/04/03")) is None
