@@ -26,6 +26,10 @@ _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NORM_RE = re.compile(r"[\W_]+")
 _TAG_LIKE_RE = re.compile(r"<(?=[A-Za-z/!?])")
 _EMPTY_EMPHASIS_RE = re.compile(r"\*\*[ \t\u3000]*\*\*")
+# A line break in the page's source text is white space, as a browser shows it: only <br> (and block
+# elements) break lines. Between two Japanese characters it is nothing (CSS segment-break rules), else a space.
+_SOURCE_BREAK_RE = re.compile(r"[ \t\r\n\u3000\xa0]*[\r\n][ \t\r\n\u3000\xa0]*")
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _PARA_BREAK_RE = re.compile(r"\n[ \t\u3000\xa0]*\n")  # two or more <br> in a row
 # Hidden elements; the @style guard spares translate() on the many elements without a style.
 _HIDDEN_XPATH = etree.XPath("//*[@hidden or @aria-hidden='true' or (@style and ("
@@ -94,6 +98,20 @@ class Block:
     @property
     def link_density(self) -> float:
         return self.link_chars / max(1, len(self.text))
+
+
+def flow_text(text: str) -> str:
+    """A text node's source line breaks as a browser shows them: a space, or nothing between Japanese."""
+    if "\n" not in text and "\r" not in text:
+        return text
+    out, last = [], 0
+    for m in _SOURCE_BREAK_RE.finditer(text):
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        out.append(text[last:m.start()])
+        out.append("" if before and after and _CJK.match(before) and _CJK.match(after) else " ")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def clean_text(text: str) -> str:
@@ -207,15 +225,17 @@ class _Renderer:
             src = self._url(el.get("src", ""))
             return image_md(src, alt), alt
         if el.text:
-            md_parts.append(escape_text(el.text))
-            text_parts.append(el.text)
+            flowed = flow_text(el.text)
+            md_parts.append(escape_text(flowed))
+            text_parts.append(flowed)
         for child in el:
             cmd, ctext = self._inline(child)
             md_parts.append(cmd)
             text_parts.append(ctext)
             if child.tail:
-                md_parts.append(escape_text(child.tail))
-                text_parts.append(child.tail)
+                flowed = flow_text(child.tail)
+                md_parts.append(escape_text(flowed))
+                text_parts.append(flowed)
         md = "".join(md_parts)
         text = "".join(text_parts)
         if tag == "a" and el.get("href") and text.strip():
@@ -266,6 +286,7 @@ class _Renderer:
 
     def _text_run(self, s: str | None) -> None:
         if s:
+            s = flow_text(s)
             self._md.append(escape_text(s))
             self._text.append(s)
 

@@ -122,7 +122,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     own = text or own
     first, last = (own[0], own[-1]) if own else (len(lines), -1)
     lead = [i for i in range(first) if lines[i].key in template]
-    tail = [i for i in range(last + 1, len(lines)) if lines[i].key in template]
+    tail = _footer(lines, template, boilerplate, last)
     # The edges: from the page's start to its last template line before its own text, and from the first template
     # line after its own text to the end (logos and spacer images there go with them).
     edge = set(range(lead[-1] + 1)) if lead else set()
@@ -135,6 +135,21 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
                 or (recurring and _linky(line)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     return drop
+
+
+def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool], last: int) -> list[int]:
+    """The template lines after the page's last line of text from which on the rest of the page is a footer: at
+    least as many of the site's template lines as lines of the page's own (links of a list page after its one
+    line of text are its own, even where one of them is also linked elsewhere)."""
+    after = range(last + 1, len(lines))
+    recurring = [i for i in after if lines[i].key in template]
+    if not recurring:
+        return []
+    own_after = [i for i in after if lines[i].key and lines[i].key not in template and not boilerplate[i]]
+    for n, start in enumerate(recurring):
+        if len(recurring) - n >= sum(1 for i in own_after if i > start):
+            return recurring[n:]
+    return []
 
 
 @dataclass

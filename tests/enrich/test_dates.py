@@ -400,9 +400,11 @@ def test_the_real_uk_build_diary_is_dated_entry_by_entry(tmp_path):
     if not GYROBOT.exists():
         pytest.skip("../shared/sites not available")
     from siterag.extract.extract import extract_page
+    from siterag.extract.template import folder_template
 
+    template = frozenset(folder_template(GYROBOT)["diary.htm"])  # as `siterag run` finds the site's template
     html = (GYROBOT / "diary.htm").read_bytes().decode("latin-1")
-    found = mark_entries(extract_page(html, "heuristic").markdown)
+    found = mark_entries(extract_page(html, "heuristic", template=template).markdown)
     dates = [e.date for e in found.entries]
     assert len(dates) >= 20 and None not in dates
     assert found.date == "2003-04-17"

@@ -44,3 +44,17 @@ def test_lines_without_links_are_neither_links_nor_navigation():
     blocks, _ = html_to_blocks("<body><p><a href='index.html'>戻る</a></p><p>Copyright 2001 me</p>"
                                "<p>Own text of the page</p></body>")
     assert chrome_lines(page_lines(blocks), set()) == {(0, 0), (1, 0)}
+
+
+def test_line_breaks_in_the_source_are_white_space_as_a_browser_shows_them():
+    from siterag.extract.blocks import render_blocks
+
+    def md(html: str) -> str:
+        blocks, _ = html_to_blocks(f"<html><body>{html}</body></html>")
+        return render_blocks(blocks, {b.id for b in blocks}, {})
+
+    assert md("<p>so specs may be liable\r\rto change.</p>") == "so specs may be liable to change.\n"
+    assert md("<p>今日は\n山に登った。</p>") == "今日は山に登った。\n"  # nothing between Japanese characters
+    assert md("<p>line one<br>\nline two<br>\n\nline three</p>") == "line one  \nline two  \nline three\n"
+    assert md("<p>one<br><br>two</p>") == "one\n\ntwo\n"  # two <br> in a row: a new paragraph
+    assert md("<pre>a\n  b</pre>") == "```\na\n  b\n```\n"  # <pre> keeps its lines

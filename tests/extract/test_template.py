@@ -150,3 +150,29 @@ def test_editor_part_folders_are_not_pages(tmp_path: Path):
         (tmp_path / "m" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "m" / rel).write_text("<html><body><p>本文</p></body></html>", encoding="utf-8")
     assert select_pages(tmp_path / "m", tmp_path).pages == ["index.htm"]
+
+
+def test_a_list_pages_entries_stay_when_one_of_them_is_linked_elsewhere_and_a_footer_still_goes():
+    footer = ('<p>"Gyrobot" - The robot and website is the creation of Gyrobot Ltd.</p>'
+              '<p>HANDS OFF OUR BOTS</p>')
+    entries = "".join(f'<p><a href="w{i}.html"><b>Workshop number {i} in Kyoto</b> 200{i}/6/{i}</a></p>'
+                      for i in range(1, 6))
+    own = "long enough to be the longest line of the page and so its family: "
+    pages = {f"p{i}.html": (f"<html><body>{MENU}<h2>Page {i} of the site</h2><p>Its own text, number {i}, "
+                            f"{own}{'abc ' * (i + 20)}</p>{footer}<p>[ <a href='x{i}.html'>Up {i}</a> ]</p>"
+                            f"</body></html>") for i in range(1, 5)}
+    # the first workshop is also linked from the news of three other pages: a template line
+    for i in range(1, 4):
+        pages[f"p{i}.html"] = pages[f"p{i}.html"].replace(
+            "</h2>", '</h2><p><a href="w1.html"><b>Workshop number 1 in Kyoto</b> 2001/6/1</a></p>')
+    pages["list.html"] = (f"<html><body>{MENU}<p>Conferences the project team organised over the years, newest "
+                          f"first, with their dates and programmes</p>{entries}{footer}</body></html>")
+    template = template_of(pages)
+    listed = extract_page(pages["list.html"], "heuristic", template=template).markdown
+    # the entries after the one linked elsewhere stay (they were all cut as a footer); that one itself, a link
+    # line of the site's template, goes like any recurring link
+    assert all(f"Workshop number {i} in Kyoto" in listed for i in range(2, 6)), listed
+    assert "HANDS OFF" not in listed and "ホーム" not in listed
+    page4 = extract_page(pages["p4.html"], "heuristic", template=template).markdown
+    assert "Its own text, number 4" in page4
+    assert "HANDS OFF" not in page4 and "creation of Gyrobot" not in page4  # the footer, above the page's own [ Up ]
