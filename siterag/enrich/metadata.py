@@ -51,7 +51,22 @@ def fallback_metadata(title: str, markdown: str) -> dict:
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
     first_heading = next((line.lstrip("# ").strip() for line in markdown.splitlines()
                           if line.startswith("#")), "")
-    return {"title": (title or first_heading or "untitled")[:120], "category": "", "tags": [], "summary": ""}
+    return {"title": (title or first_heading or first_line(markdown) or "untitled")[:120], "category": "",
+            "tags": [], "summary": ""}
+
+
+_MD_MARKS_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|[*_`>|]|\\(?=\S)|\s{2,}$")
+TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
+
+
+def first_line(markdown: str) -> str:
+    """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
+    `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one; else ''."""
+    for line in markdown.splitlines():
+        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", line).split())
+        if text:
+            return text if len(text) <= TITLE_LINE_CHARS else ""
+    return ""
 
 
 def _metadata_prompt(title: str, markdown: str) -> str:

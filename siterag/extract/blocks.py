@@ -189,6 +189,19 @@ def _is_data_table(table: etree._Element) -> bool:
     return len(rows) >= 3 and images <= 1 and text / max(1, len(cells)) < 80
 
 
+_PIXELS_RE = re.compile(r"\s*(\d+)\s*(?:px)?\s*$")
+SPACER_PIXELS = 4  # an image this thin is layout (a spacer GIF, a rule), never a picture
+
+
+def _is_spacer(img: etree._Element) -> bool:
+    """A spacer or rule image: width or height of at most SPACER_PIXELS (set in its attributes)."""
+    for name in ("width", "height"):
+        size = _PIXELS_RE.match(img.get(name) or "")
+        if size and int(size.group(1)) <= SPACER_PIXELS:
+            return True
+    return False
+
+
 def _holds_blocks(el: etree._Element) -> bool:
     """An inline or unknown element (custom tags, <a>, <span>) that wraps paragraphs, lists or tables."""
     if not isinstance(el.tag, str) or not len(el):
@@ -221,6 +234,8 @@ class _Renderer:
         if tag == "br":
             return "\n", "\n"
         if tag == "img":
+            if _is_spacer(el):
+                return "", ""
             alt = clean_text(el.get("alt", "")).replace("\n", " ")
             src = self._url(el.get("src", ""))
             return image_md(src, alt), alt

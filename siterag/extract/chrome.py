@@ -5,7 +5,8 @@ Rules follow from how such pages are built:
   of the site's template (siterag.extract.template) at the start and at the end of a page, up to its first and after
   its last line of its own, are dropped. Inside the text a template line is dropped only when it is a link,
   a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
-* Counters, copyright and "last updated" lines are dropped wherever they are.
+* Counters, copyright and "last updated" lines are dropped before and after the page's own text, and wherever the
+  site repeats them; inside the text they are the author's sentences.
 * Images that an editor's theme generated (FrontPage writes each page's title banner, its rules and bullets into
   `_derived/`, `_themes/`, `_overlay/`, `_borders/`) are dropped where a line shows nothing else: the author drew
   none of them. Linked ones stay (a navigation bar's buttons may be the only place a page names its children:
@@ -28,7 +29,8 @@ from siterag.extract.template import line_key
 _LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)]*)\)")
 _IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"([^"]*)")?\)')  # group 1: the alt text (in the title)
 _BOILERPLATE_RE = re.compile(
-    r"copyright|\(c\)|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|アクセス数|you are (the )?visitor|"
+    r"copyright|^\s*\(c\)|\(c\)\s*(?:19|20)\d\d|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|"
+    r"アクセス数|you are (the )?visitor|"
     r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
 _IMAGE_SRC_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 THEME_IMAGE_FOLDERS = {"_derived", "_themes", "_overlay", "_borders"}  # FrontPage's generated theme graphics
@@ -67,8 +69,20 @@ def _all_link(md: str) -> bool:
 
 
 def is_boilerplate_line(text: str) -> bool:
-    """A counter, copyright or 'last updated' line."""
+    """A counter, copyright or 'last updated' line. (`(C)` only before a year or at the start: `複合グリフ(C)` is a
+    menu item's key.)"""
     return len(text) < BOILERPLATE_CHARS and bool(_BOILERPLATE_RE.search(text))
+
+
+_WIDGET_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+\"([^\"]*)\")?\)")
+
+
+def is_counter_widget(md: str) -> bool:
+    """A line showing a counter or copyright image (its alt text or address says so: `アクセスカウンター`,
+    `rays-counter.com`): a hit counter service's widget, wherever it sits."""
+    if "![" not in md:
+        return False
+    return any(_BOILERPLATE_RE.search(alt or "") or "counter" in src.lower() for src, alt in _WIDGET_RE.findall(md))
 
 
 def is_theme_images(md: str) -> bool:
@@ -131,7 +145,11 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
     for i, line in enumerate(lines):
         recurring = bool(line.key) and line.key in template
-        if (i in edge or boilerplate[i] or is_navigation(line.md, anchors)
+        # a counter / copyright / "last updated" line goes in the header and the footer, or when the site
+        # repeats it; inside the page's own text it is the author's ("アクセス数が２００００を越えた。", `$copyright`)
+        outside = i < first or i > last or recurring
+        if (i in edge or (boilerplate[i] and outside) or is_counter_widget(line.md)
+                or is_navigation(line.md, anchors)
                 or (recurring and _linky(line)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     return drop

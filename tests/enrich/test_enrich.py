@@ -231,3 +231,14 @@ def test_site_flow_gives_every_document_machine_metadata(tmp_path):
         assert "enrich" in first["seconds"]
         second = site_flow("example", str(cfg_path))  # an unchanged refresh rewrites and re-embeds nothing
         assert second["enrich"]["enriched"] == 0 and second["index"]["embed_calls"] == 0
+
+
+def test_a_page_without_title_or_heading_is_titled_by_its_first_short_line():
+    from siterag.enrich.metadata import fallback_metadata
+
+    # Word exports: an empty <title>, the title a styled paragraph
+    assert fallback_metadata("", "つばさ ～創作にチャレンジしたい人たちのための創作劇～\n\n登場人物")["title"] == \
+        "つばさ ～創作にチャレンジしたい人たちのための創作劇～"
+    assert fallback_metadata("", "**[心 を 育 て る](kokoro.html)**  \n\n本文")["title"] == "心 を 育 て る"
+    assert fallback_metadata("", "とても長い一文で始まるページです、" * 8)["title"] == "untitled"  # a sentence
+    assert fallback_metadata("台本", "つばさ")["title"] == "台本"  # its own <title> first

@@ -58,3 +58,7 @@ def test_line_breaks_in_the_source_are_white_space_as_a_browser_shows_them():
     assert md("<p>line one<br>\nline two<br>\n\nline three</p>") == "line one  \nline two  \nline three\n"
     assert md("<p>one<br><br>two</p>") == "one\n\ntwo\n"  # two <br> in a row: a new paragraph
     assert md("<pre>a\n  b</pre>") == "```\na\n  b\n```\n"  # <pre> keeps its lines
+    # spacer GIFs and rules (at most 4 px wide or high) are layout, not pictures
+    assert md('<p><img src="spacer.gif" witdh=1 height=3>Text<img src="line.gif" width="600" height="2"></p>') \
+        == "Text\n"
+    assert md('<p><img src="photo.jpg" width="100" height="75"></p>') == "![](photo.jpg)\n"

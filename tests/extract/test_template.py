@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from siterag.extract.blocks import html_to_blocks, render_blocks
-from siterag.extract.chrome import is_boilerplate_line, is_navigation, is_theme_images
+from siterag.extract.chrome import is_boilerplate_line, is_counter_widget, is_navigation, is_theme_images
 from siterag.extract.extract import extract_page
 from siterag.extract.template import page_units, recurring_keys, site_template
 from siterag.normalize.encoding import to_utf8
@@ -79,6 +79,7 @@ def test_navigation_lines(line, expected):
     ("Copyright (C) 2003 Gyrobot Ltd.", True), ("あなたは 012345 人目のお客様です", True),
     ("最終更新日：2004/06/20", True), ("3人目の子どもが生まれた。", False),
     ("counter-strike ではなく演劇の話です。" * 5, False),
+    ("近い値をまとめる(C)", False), ("(c) 2003 なな", True),  # a menu item's key is no copyright
 ])
 def test_boilerplate_lines(line, expected):
     assert is_boilerplate_line(line) is expected
@@ -176,3 +177,15 @@ def test_a_list_pages_entries_stay_when_one_of_them_is_linked_elsewhere_and_a_fo
     page4 = extract_page(pages["p4.html"], "heuristic", template=template).markdown
     assert "Its own text, number 4" in page4
     assert "HANDS OFF" not in page4 and "creation of Gyrobot" not in page4  # the footer, above the page's own [ Up ]
+
+
+def test_a_counter_line_in_the_authors_text_stays_and_a_counter_widget_goes():
+    pages = site_pages()
+    widget = '<p><img src="http://www.rays-counter.com/c.gif" alt="アクセスカウンター"></p>'
+    said = "<p>アクセス数が２００００を越えた。はっきりいってうれしい。</p>"
+    p3 = pages["p3.html"].replace("</h3>", f"</h3>{said}{widget}")
+    md = extract_page(p3, "heuristic", template=template_of(pages)).markdown
+    assert "アクセス数が２００００を越えた。" in md  # inside the text: the author's sentence
+    assert "rays-counter" not in md and "Copyright" not in md  # a counter widget anywhere; the footer's copyright
+    assert is_counter_widget('![](http://www.rays-counter.com/d361/ "アクセスカウンター")')
+    assert not is_counter_widget('![](photo.jpg "山の写真")')
