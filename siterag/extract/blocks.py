@@ -25,7 +25,9 @@ _LINK_LABEL_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _NORM_RE = re.compile(r"[\W_]+")
 _TAG_LIKE_RE = re.compile(r"<(?=[A-Za-z/!?])")
-_EMPTY_EMPHASIS_RE = re.compile(r"\*\*[ \t\u3000]*\*\*")
+_EMPTY_EMPHASIS_RE = re.compile(r"(?<![^\s*])\*\*[ \t\u3000]*\*\*(?![^\s*])")  # <b> </b>; not **a** **b**
+_GLUED_BOLD_RE = re.compile(r"(?<=[^*\s])\*{4}(?=[^*\s])")  # **a****b** (two <b> side by side) → **ab**
+_NESTED_BOLD_RE = re.compile(r"\*{4}([^*\n]+?)\*{4}")  # <b> in a bold <dt> → ****x**** → **x**
 # A line break in the page's source text is white space, as a browser shows it: only <br> (and block
 # elements) break lines. Between two Japanese characters it is nothing (CSS segment-break rules), else a space.
 _SOURCE_BREAK_RE = re.compile(r"[ \t\r\n\u3000\xa0]*[\r\n][ \t\r\n\u3000\xa0]*")
@@ -272,7 +274,7 @@ class _Renderer:
             return
         md = "".join(self._md)
         if "**" in md:
-            md = _EMPTY_EMPHASIS_RE.sub("", md)
+            md = _NESTED_BOLD_RE.sub(r"**\1**", _GLUED_BOLD_RE.sub("", _EMPTY_EMPHASIS_RE.sub("", md)))
         text = "".join(self._text)
         self._md, self._text = [], []
         if not md.strip():  # every line would clean to nothing
@@ -390,7 +392,8 @@ class _Renderer:
                 md, text = self._inline(child)
                 md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
                 if md:
-                    lines.append((f"**{md}**" if child.tag == "dt" else f": {md}", text))
+                    bold = md if "**" in md else f"**{md}**"  # a <dt> with its own <b> keeps that emphasis
+                    lines.append((bold if child.tag == "dt" else f": {md}", text))
             else:
                 add_list()
                 ctag = child.tag if isinstance(child.tag, str) else ""

@@ -62,3 +62,16 @@ def test_line_breaks_in_the_source_are_white_space_as_a_browser_shows_them():
     assert md('<p><img src="spacer.gif" witdh=1 height=3>Text<img src="line.gif" width="600" height="2"></p>') \
         == "Text\n"
     assert md('<p><img src="photo.jpg" width="100" height="75"></p>') == "![](photo.jpg)\n"
+
+
+def test_bold_is_not_doubled_and_side_by_side_bold_is_one_run():
+    from siterag.extract.blocks import render_blocks
+
+    def md(html: str) -> str:
+        blocks, _ = html_to_blocks(f"<html><body>{html}</body></html>")
+        return render_blocks(blocks, {b.id for b in blocks}, {})
+
+    assert md("<dl><dt><a name=x><b>なぜ?</b></a><dd>答え</dl>") == "**なぜ?**\n: 答え\n"  # was ****なぜ?****
+    assert md("<p>大会 <b>地区大会</b><b>最優秀賞</b></p>") == "大会 **地区大会最優秀賞**\n"  # two <b> side by side
+    assert md("<p><b>a</b> <b>b</b></p>") == "**a** **b**\n"  # the space between two bold words stays
+    assert md("<p>x <b> </b> y</p>") == "x y\n"  # an empty <b> leaves nothing
