@@ -133,10 +133,14 @@ def _keep_term(term: str) -> bool:
             and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2))
 
 
+_KATAKANA_RE = re.compile(r"[ァ-ヺー]+")
+
+
 def japanese_terms(text: str) -> list[str]:
     """Japanese noun terms in order of occurrence: runs of 2-4 consecutive nouns as one compound, else single
-    nouns; a verbal noun used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break
-    runs (the English pass takes them)."""
+    nouns; katakana words joined by ・ are one (a foreign name or title: カルチュラル・スタディーズ); a verbal noun
+    used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break runs (the English pass
+    takes them)."""
     if not _JA_RE.search(text):
         return []
     _, tokenizer = _tokenizer()
@@ -154,10 +158,20 @@ def japanese_terms(text: str) -> list[str]:
     for chunk in _chunks(_without_ascii_lines(text)):
         run: list[str] = []
         last_verbal = False
+        joining = False  # a ・ right after a katakana noun: a name in parts (ダンサー・イン・ザ・ダーク)
         for m in tokenizer.tokenize(chunk):
             kind = _pos_kind(m.part_of_speech_id())
+            surface = m.surface()
+            if surface == "・" and run and _KATAKANA_RE.fullmatch(run[-1].rpartition("・")[2]):
+                joining = True
+                continue
+            if joining:
+                joining = False
+                if kind in ("noun", "verbal") and _KATAKANA_RE.fullmatch(surface):
+                    run[-1] += "・" + surface  # one word of the run: the whole name is one term
+                    last_verbal = False
+                    continue
             if kind == "noun" or kind == "verbal":
-                surface = m.surface()
                 if not _ALNUM_RE.search(surface):
                     run.append(surface)
                     last_verbal = kind == "verbal"

@@ -242,3 +242,10 @@ def test_a_page_without_title_or_heading_is_titled_by_its_first_short_line():
     assert fallback_metadata("", "**[心 を 育 て る](kokoro.html)**  \n\n本文")["title"] == "心 を 育 て る"
     assert fallback_metadata("", "とても長い一文で始まるページです、" * 8)["title"] == "untitled"  # a sentence
     assert fallback_metadata("台本", "つばさ")["title"] == "台本"  # its own <title> first
+
+
+def test_katakana_words_joined_by_a_middle_dot_are_one_term():
+    terms = japanese_terms("カルチュラル・スタディーズの本を読んだ。ダンサー・イン・ザ・ダークを見た。演劇・映画の話。")
+    assert "カルチュラル・スタディーズ" in terms and "ダンサー・イン・ザ・ダーク" in terms
+    assert not {"カルチュラル", "スタディーズ", "イン", "ダーク"} & set(terms)  # no parts of the names
+    assert {"演劇", "映画"} <= set(terms)  # kanji words listed with ・ stay words of their own
