@@ -67,17 +67,13 @@ def _prose_lines(markdown: str) -> list[str]:
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             in_code = not in_code
-        if in_code or not line or line.startswith(("#", "|", "---", "***", "<", "```", "~~~")):
+        prose = not (in_code or not line or line.startswith(("#", "|", "---", "***", "<", "```", "~~~"))
+                     or not any(map(str.isalpha, _MD_LINK_RE.sub("", line))))  # not only links (a menu)
+        if not prose or _LIST_PREFIX_RE.match(line):  # a list item starts a unit of its own
             units += _unwrapped(paragraph)
             paragraph = []
-            continue
-        if not any(map(str.isalpha, _MD_LINK_RE.sub("", line))):  # nothing but links (a menu, a link list)
-            units += _unwrapped(paragraph)
-            paragraph = []
-            continue
-        if _LIST_PREFIX_RE.match(line):  # a list item starts a unit of its own
-            units += _unwrapped(paragraph)
-            paragraph = []
+            if not prose:
+                continue
         paragraph.append(_HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", summary_source(line)).strip()))
     return units + _unwrapped(paragraph)
 

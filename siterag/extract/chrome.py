@@ -19,6 +19,7 @@ Everything else the page shows is kept.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -32,7 +33,7 @@ _BOILERPLATE_RE = re.compile(
     r"copyright|^\s*\(c\)|\(c\)\s*(?:19|20)\d\d|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|"
     r"アクセス数|you are (the )?visitor|"
     r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
-_IMAGE_SRC_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+_IMAGE_PARTS_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+\"([^\"]*)\")?\)")  # (src, alt text in the title)
 THEME_IMAGE_FOLDERS = {"_derived", "_themes", "_overlay", "_borders"}  # FrontPage's generated theme graphics
 BOILERPLATE_CHARS = 100  # only a short line is a counter or a copyright line
 # What a link that only moves the reader says (normalised: lower case, word characters only).
@@ -74,15 +75,12 @@ def is_boilerplate_line(text: str) -> bool:
     return len(text) < BOILERPLATE_CHARS and bool(_BOILERPLATE_RE.search(text))
 
 
-_WIDGET_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+\"([^\"]*)\")?\)")
-
-
 def is_counter_widget(md: str) -> bool:
     """A line showing a counter or copyright image (its alt text or address says so: `アクセスカウンター`,
     `rays-counter.com`): a hit counter service's widget, wherever it sits."""
     if "![" not in md:
         return False
-    return any(_BOILERPLATE_RE.search(alt or "") or "counter" in src.lower() for src, alt in _WIDGET_RE.findall(md))
+    return any(_BOILERPLATE_RE.search(alt) or "counter" in src.lower() for src, alt in _IMAGE_PARTS_RE.findall(md))
 
 
 def is_theme_images(md: str) -> bool:
@@ -90,7 +88,7 @@ def is_theme_images(md: str) -> bool:
     a link, and no words outside their alt texts (a banner's alt is the page's title)."""
     if "![" not in md:
         return False
-    srcs = _IMAGE_SRC_RE.findall(md)
+    srcs = [src for src, _ in _IMAGE_PARTS_RE.findall(md)]
     if not srcs or not all(THEME_IMAGE_FOLDERS & set(unquote(src).split("/")) for src in srcs):
         return False
     rest = _IMAGE_RE.sub("", md)
@@ -164,8 +162,8 @@ def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool
     if not recurring:
         return []
     own_after = [i for i in after if lines[i].key and lines[i].key not in template and not boilerplate[i]]
-    for n, start in enumerate(recurring):
-        if len(recurring) - n >= sum(1 for i in own_after if i > start):
+    for n, start in enumerate(recurring):  # own_after is sorted: the own lines after `start` by bisection
+        if len(recurring) - n >= len(own_after) - bisect_right(own_after, start):
             return recurring[n:]
     return []
 
