@@ -15,7 +15,7 @@ from siterag.acquire.mirror import guess_url_path, redact_url, saved_urls, utf8_
 from siterag.acquire.purge import is_binary, looks_like_html
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
-from siterag.enrich.dates import dates_key, mark_entries
+from siterag.enrich.dates import dates_key, mark_entries, numeric_order, stamp_date
 from siterag.enrich.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.enrich.quality import check_page, find_duplicates, log_lines
 from siterag.extract.extract import extract_page, extraction_key
@@ -275,14 +275,20 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     calls_before = client.stats.calls if client else 0
     result = extract_page(html, site.extract_mode, client, base_url="", template=frozenset(template or ()))
     extracted = time.perf_counter()
+    no_text = result.mode not in ("frameset", "empty") and not result.markdown.strip()
+    if no_text:  # nothing of its own rendered (a photo-gallery part: thumbnails of a page shown elsewhere)
+        result.mode = "empty"
     if result.mode in ("frameset", "empty"):
         out_path.unlink(missing_ok=True)
         note = "frames: " + ", ".join(result.frames) if result.frames else \
-            "only the site's template" if result.visible_chars else "no text"
+            "only the site's template" if result.visible_chars and not no_text else "no text"
         return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})")
     # Diary entries: date lines become headings; the page's date is its first entry's, else its name's/content's.
     dated = mark_entries(result.markdown, date_from_path(rel))
     result.markdown = dated.markdown
+    if not dated.date and result.stamps:  # `Last updated: May 31, 2001` in the footer left out of the body
+        dated.date = stamp_date(result.stamps, numeric_order(result.markdown))
+        dated.date_from = "stamp" if dated.date else None
     if not dated.date and info.get("captured_at"):  # a WARC capture: dated by it only when nothing else dates it
         dated.date, dated.date_from = str(info["captured_at"])[:10], "capture"
     problem, by = "", "machine"
@@ -303,7 +309,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         **({"captured_at": info["captured_at"]} if info.get("captured_at") else {}),  # its WARC-Date
         "path": rel,
         "date": dated.date,
-        **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content | capture
+        **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content | stamp | capture
         "processed_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "content_hash": info["hash"],
         "body_hash": content_hash(result.markdown),

@@ -417,7 +417,7 @@ class Entries:
     markdown: str
     entries: list[Entry] = field(default_factory=list)
     date: str | None = None
-    date_from: str | None = None  # entry | name | content (None when there is no date); the pipeline adds capture
+    date_from: str | None = None  # entry | name | content (None: no date); the pipeline adds stamp and capture
 
     @property
     def dates(self) -> list[str | None]:
@@ -500,7 +500,9 @@ def _see(context: YearContext, line: str, heading: bool, order: str | None = Non
 
 
 def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
-    """The first full date at the start of a line among the document's first `lines` non-empty lines."""
+    """The first full date at the start of a line among the document's first `lines` non-empty lines, else the
+    date of the page's labelled dates anywhere in it (`stamp_date`: `Last updated: May 31, 2001`, `[日時]
+    2004年12月9日`)."""
     seen = 0
     order = numeric_order(markdown)
     for line in markdown.splitlines():
@@ -513,7 +515,44 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
         found = parse_date_line(text, order)
         if found and found.date:
             return found.date
+    return stamp_date(markdown.splitlines(), order)
+
+
+# A label that says what the date after it is: an update stamp (`Last updated:`, `最終更新日：`, `(Update: …)`)
+# or the date of the page's event or writing (`[日時]`, `Date:`, `掲載日`, `Posted on`). Japanese labels end
+# at a separator or bracket; English ones are whole words ("date" and "created" need a colon: "up to date").
+_UPDATE_LABEL = (r"(?:(?:last|latest)[\s-]+)?(?:updated?|modified|revised|changed)(?:\s+(?:on|at))?|"
+                 r"(?:最終)?(?:更新|改訂|改定|修正)(?:日時|日付|日)?")
+_OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:posted|written|published)\s+on|"
+                r"(?:作成|掲載|公開|発行|執筆|記入|開催)(?:日時|日付|日)?|日時|日付|年月日")
+_LABEL_RE = re.compile(r"(?<![A-Za-z])(?:(?P<update>" + _UPDATE_LABEL + r")|" + _OTHER_LABEL + r")"
+                       r"(?![A-Za-z])\s*[\]】)）>＞〕]?\s*[:：]?\s*", re.IGNORECASE)
+
+
+def labelled_date(line: str, order: str | None = None) -> tuple[str, bool] | None:
+    """(date, is an update stamp) of a full date right after a date label in `line`; None when there is none."""
+    if not _DIGIT_RE.search(line):
+        return None
+    text = line.translate(_WIDE)
+    for label in _LABEL_RE.finditer(text):
+        found = parse_date_line(text[label.end():], order)
+        if found and found.date:
+            return found.date, bool(label.group("update"))
     return None
+
+
+def stamp_date(lines: list[str], order: str | None = None) -> str | None:
+    """A page's date from its labelled dates: the latest update stamp (a page updated section by section says
+    `Last Update:` under each), else the first other labelled date (an event's or posting's day)."""
+    updates: list[str] = []
+    other: str | None = None
+    for line in lines:
+        found = labelled_date(line, order)
+        if found and found[1]:
+            updates.append(found[0])
+        elif found and other is None:
+            other = found[0]
+    return max(updates) if updates else other
 
 
 def mark_entries(markdown: str, name_date: str | None = None) -> Entries:

@@ -69,7 +69,8 @@ thinks thought tell tells told bring brings brought buy bought begin began begun
 held stand stood run ran sit sat meet met pay paid send sent spend spent lose lost win won hear heard read let
 put cut try tried want wants look looks help helps start starts work works call calls ask asks mean means seen
 saw went sure able true false full sorry thanks thank hope anyone everyone someone nothing everything around
-""".split())
+fig figs fax tel phone pdf ps doc ppt zip lzh kb mb gb pp vol ed eds ibid cf
+""".split())  # the last line: reference and contact abbreviations, file kinds (a paper list's "Fig", "pdf", "Fax")
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from siterag.extract.blocks import Block, normalise
@@ -176,6 +176,7 @@ class Chrome:
     visible: int  # characters of all visible lines
     content: int  # characters of the lines that are not chrome
     template_lines: int  # lines of the site's template found on the page
+    stamps: list[str] = field(default_factory=list)  # its own counter / copyright / "last updated" lines dropped
 
 
 def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collection[str] = ()) -> Chrome:
@@ -187,4 +188,6 @@ def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collect
         out.setdefault(block, set()).add(no)
     visible = sum(len(line.text) for line in lines)
     content = sum(len(line.text) for line in lines if (line.block, line.no) not in drop)
-    return Chrome(out, visible, content, sum(1 for line in lines if line.key and line.key in template))
+    stamps = [line.text for line in lines
+              if (line.block, line.no) in drop and line.key not in template and is_boilerplate_line(line.text)]
+    return Chrome(out, visible, content, sum(1 for line in lines if line.key and line.key in template), stamps)

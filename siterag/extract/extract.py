@@ -43,6 +43,7 @@ class Extraction:
     frames: list[str] = field(default_factory=list)
     visible_chars: int = 0  # characters of all the page's visible lines
     content_chars: int = 0  # ... less the site's template and the page's own navigation (what should be kept)
+    stamps: list[str] = field(default_factory=list)  # its own "last updated" / counter lines left out (dates)
 
 
 def block_line(block: Block) -> str:
@@ -187,7 +188,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     drop = chrome_found.drop
     own = {b.id for b in blocks if len(drop.get(b.id, ())) < len(b.lines)}
     result = Extraction("", title, mode, blocks=len(blocks), frames=frames, visible_chars=chrome_found.visible,
-                        content_chars=chrome_found.content)
+                        content_chars=chrome_found.content, stamps=chrome_found.stamps)
     if not own:
         result.mode = "empty"
         return result

@@ -12,9 +12,11 @@ from siterag.enrich.dates import (
     date_from_name,
     entry_dates,
     is_date_line,
+    labelled_date,
     mark_entries,
     numeric_order,
     parse_date_line,
+    stamp_date,
 )
 from siterag.enrich.metadata import date_from_path
 from tests.conftest import SHARED_SITES
@@ -418,3 +420,95 @@ def test_a_japanese_page_writes_short_dates_year_first():
     assert numeric_order(diary) == "ymd"
     assert [e.date for e in mark_entries(diary).entries] == ["2013-04-17", "2003-12-20"]
     assert numeric_order(UK_DIARY.replace("17/04/03", "今日は雨でした。" * 20 + "\n\n17/04/03")) is None
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("Last updated: May 31, 2001", ("2001-05-31", True)),
+    ("*Last Update: July 16, 2000*", ("2000-07-16", True)),
+    ("[Program](p.html)<- Click!!(Update: Sep. 15, 2003)", ("2003-09-15", True)),
+    ("最終更新日：２００３／０５／０１", ("2003-05-01", True)),
+    ("[日時] 2004年12月9日 17:30-19:00", ("2004-12-09", False)),
+    ("作成日 平成15年6月29日", ("2003-06-29", False)),
+    ("Date: 2001-02-03", ("2001-02-03", False)),
+    ("Posted on March 3, 2002", ("2002-03-03", False)),
+    ("これらは 2004年12月22日に最終更新されました", None),  # the date before the label: a sentence
+    ("up to date 2003/1/1", None),  # "date" is a label only with a colon
+    ("updates 2003/1/1", None),
+    ("日時は未定です 2003/1/1", None),
+    ("更新日 タイトル", None),
+])
+def test_labelled_dates(line, expected):
+    assert labelled_date(line) == expected
+
+
+def test_a_page_is_dated_by_its_latest_update_stamp_else_its_first_labelled_date():
+    sections = ["## 設定", "本文。", "*Last Update: July 16, 2000*", "## メール", "*Last Update: Aug 24, 2000*"]
+    assert stamp_date(sections) == "2000-08-24"
+    assert stamp_date(["[日時] 2004年12月9日", "[日時] 2004年12月10日"]) == "2004-12-09"
+    assert stamp_date(["[日時] 2004年12月9日", "更新: 2005/1/2"]) == "2005-01-02"
+    assert stamp_date(["本文。", "2004年12月9日に書いた。"]) is None
+    # content_date: a date at a line's start near the top first, a labelled one anywhere else
+    body = "# シンポジウム\n\n" + "\n\n".join(f"段落{i}。" for i in range(25)) + "\n\n[日時] 2004年12月9日\n"
+    assert content_date(body) == "2004-12-09"
+    assert mark_entries(body).date_from == "content"
+
+
+def test_the_pipeline_dates_a_page_by_its_footers_last_updated_line(tmp_path):
+    """Through the real stages (select, normalize, site template, extract + enrich): a page whose only date is the
+    `Last updated:` line of its footer (template chrome, so not in the body) is dated by it ('stamp'); a page
+    with a labelled date in its text by that ('content'); the others stay undated."""
+    from siterag.config import SiteConfig
+    from siterag.enrich.corpus import corpus_paths, read_doc
+    from siterag.extract.template import site_template
+    from siterag.layout import SiteLayout
+    from siterag.pipeline import normalize_pages, process_batch, select_pages
+
+    site = SiteConfig(name="lab", local_path=str(tmp_path / "src"), extract_mode="heuristic")
+    layout = SiteLayout(tmp_path / "data", "lab")
+    menu = "".join(f'<a href="p{i}.html">Page {i}</a><br>' for i in range(5))
+    for i in range(5):
+        footer = "<p>Last updated: May 31, 2001</p>" if i == 1 else ""
+        text = "<p>[日時] 2004年12月9日 17:30-19:00</p>" if i == 2 else ""
+        notes = f"Research notes of the laboratory, number {i}. " * (i + 3)
+        layout.mirror.mkdir(parents=True, exist_ok=True)
+        (layout.mirror / f"p{i}.html").write_text(
+            f"<html><head><title>Page {i}</title></head><body><table><tr><td>{menu}</td><td><h1>Page {i}</h1>"
+            f"<p>{notes}</p>{text}</td></tr></table>"
+            f"{footer}<p>Copyright 2001 The Laboratory</p></body></html>", encoding="utf-8")
+    select = select_pages(layout.mirror, layout.logs)
+    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    templates = site_template(layout.normalized, manifest)
+    process_batch(layout, site, select.pages, corpus_paths(select.pages), manifest, None, False, "",
+                  templates=templates)
+    docs = {rel: read_doc(layout.corpus / rel) for rel in ("p0.md", "p1.md", "p2.md")}
+    fields, body = docs["p1.md"]
+    assert (fields["date"], fields["date_from"]) == ("2001-05-31", "stamp") and "Last updated" not in body
+    assert (docs["p2.md"][0]["date"], docs["p2.md"][0]["date_from"]) == ("2004-12-09", "content")
+    assert docs["p0.md"][0]["date"] is None and "date_from" not in docs["p0.md"][0]
+
+
+def test_a_page_with_no_text_is_skipped_not_an_empty_document(tmp_path):
+    """A FrontPage Photo Gallery part (thumbnails linked to photos, no words) renders to nothing: it is skipped as
+    empty, with no corpus file, instead of an empty document titled "This is the page"."""
+    from siterag.config import SiteConfig
+    from siterag.enrich.corpus import corpus_paths
+    from siterag.layout import SiteLayout
+    from siterag.pipeline import normalize_pages, process_batch, select_pages
+
+    site = SiteConfig(name="gallery", local_path=str(tmp_path / "src"), extract_mode="heuristic")
+    layout = SiteLayout(tmp_path / "data", "gallery")
+    part = layout.mirror / "photogallery" / "photo16140" / "real.htm"
+    part.parent.mkdir(parents=True)
+    part.write_text('<html><head><title>This is the page</title></head><body><table><tr><td>'
+                    '<a href="../../DSCN0132.JPG"><img src="DSCN0132.JPG" width="250" height="187" title=""></a>'
+                    '</td></tr></table></body></html>', encoding="utf-8")
+    (layout.mirror / "diary.htm").write_text("<html><head><title>日記</title></head><body><p>2003年5月1日　山へ行った。"
+                                             "</p></body></html>", encoding="utf-8")
+    select = select_pages(layout.mirror, layout.logs)
+    manifest = normalize_pages(layout.mirror, layout.normalized, select.pages)
+    corpus_map = corpus_paths(select.pages)
+    outcomes = {o.path: o for o in process_batch(layout, site, select.pages, corpus_map, manifest, None, False, "")}
+    gallery = outcomes["photogallery/photo16140/real.htm"]
+    assert (gallery.status, gallery.note) == ("skipped", "empty (no text)")
+    assert not (layout.corpus / corpus_map["photogallery/photo16140/real.htm"]).exists()
+    assert outcomes["diary.htm"].status == "new"

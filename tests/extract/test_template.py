@@ -189,3 +189,14 @@ def test_a_counter_line_in_the_authors_text_stays_and_a_counter_widget_goes():
     assert "rays-counter" not in md and "Copyright" not in md  # a counter widget anywhere; the footer's copyright
     assert is_counter_widget('![](http://www.rays-counter.com/d361/ "アクセスカウンター")')
     assert not is_counter_widget('![](photo.jpg "山の写真")')
+
+
+def test_a_pages_own_last_updated_line_is_left_out_but_kept_as_a_stamp():
+    """The footer's `Last updated:` line is chrome (it goes), but it is the page's own, not the site's: the
+    extraction hands its text on (`stamps`), so the page can be dated by it. The site's copyright is not one."""
+    pages = site_pages()
+    p2 = pages["p2.html"].replace(FOOTER, f"<p>Last updated: May 31, 2001</p>{FOOTER}")
+    result = extract_page(p2, "heuristic", template=template_of(pages))
+    assert "Last updated" not in result.markdown and "本文2" in result.markdown
+    assert result.stamps == ["Last updated: May 31, 2001"]
+    assert extract_page(pages["p3.html"], "heuristic", template=template_of(pages)).stamps == []
