@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from urllib.parse import quote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 from siterag.acquire.mirror import guess_url_path, redact_url, saved_urls, utf8_name
 from siterag.acquire.purge import is_binary, looks_like_html
@@ -62,6 +64,7 @@ class SelectResult:
     stale: list[str] = field(default_factory=list)  # on disk but not reached by this crawl
     warnings: list[str] = field(default_factory=list)
     duplicates: dict[str, str] = field(default_factory=dict)  # left out: page -> the byte-identical page kept
+    included: dict[str, str] = field(default_factory=dict)  # left out: part -> a page that includes it
 
 
 def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> SelectResult:
@@ -104,7 +107,33 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
         result.stale = []
     result.duplicates = byte_duplicates(mirror, result.pages)
     result.pages = [rel for rel in result.pages if rel not in result.duplicates]
+    result.included = included_parts(mirror, result.pages)
+    result.pages = [rel for rel in result.pages if rel not in result.included]
     return result
+
+
+# FrontPage writes an included file's content into each page that includes it, between `<!--webbot bot="Include"
+# U-Include="x.htm" … startspan -->` and its endspan (a Photo Gallery: bot="PhotoAlbum", the part
+# photogallery/photoNNN/real.htm, whose `<picture file-href>` names its other views real_p.htm and real_x.htm).
+_INCLUDE_RE = re.compile(rb"""\bU-Include\s*=\s*["']?([^"'\s>]+)|<picture\b[^>]*?\bfile-href\s*=\s*["']?([^"'\s>]+)""",
+                         re.IGNORECASE)
+
+
+def included_parts(mirror: Path, pages: list[str]) -> dict[str, str]:
+    """Pages that an HTML editor includes into other pages (FrontPage's webbot includes and Photo Gallery views):
+    part -> the first page naming it. Their text is already in the including page, where it belongs, so they are
+    no documents of their own (a Photo Gallery left 178 documents titled "This is the page" in nanatsumori)."""
+    known = set(pages)
+    out: dict[str, str] = {}
+    for rel in pages:
+        data = (mirror / rel).read_bytes()
+        base = PurePosixPath(rel).parent
+        for match in _INCLUDE_RE.finditer(data):
+            raw = (match.group(1) or match.group(2)).decode("utf-8", "replace").split("#")[0].split("?")[0]
+            target = posixpath.normpath((base / unquote(raw).replace("\\", "/")).as_posix())
+            if target in known and target != rel:
+                out.setdefault(target, rel)
+    return out
 
 
 def _plain_first(rel: str) -> tuple:
@@ -419,8 +448,9 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
     report = {
         "finished_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
-        "pages_seen": len(outcomes) + len(select.duplicates), "new": count("new"), "changed": count("changed"),
-        "unchanged": count("unchanged"), "skipped": count("skipped") + len(select.duplicates), "failed": len(failed),
+        "pages_seen": len(outcomes) + len(select.duplicates) + len(select.included), "new": count("new"),
+        "changed": count("changed"), "unchanged": count("unchanged"),
+        "skipped": count("skipped") + len(select.duplicates) + len(select.included), "failed": len(failed),
         "removed": removed, "stale_in_mirror": len(select.stale), "binaries": len(select.binaries),
         "documents": len(reports), "llm_calls": sum(o.llm_calls for o in outcomes),
         "lost_content": sum("lost_content" in r.problems for r in reports),
@@ -432,7 +462,8 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
         "problems": [asdict(r) for r in reports if r.problems],
         "short_pages": [{"path": r.path, "visible": r.visible} for r in reports if "short" in r.notes],
         "skipped_pages": [{"path": o.path, "note": o.note} for o in outcomes if o.status == "skipped"]
-        + [{"path": rel, "note": f"duplicate of {kept}"} for rel, kept in sorted(select.duplicates.items())],
+        + [{"path": rel, "note": f"duplicate of {kept}"} for rel, kept in sorted(select.duplicates.items())]
+        + [{"path": rel, "note": f"included into {page}"} for rel, page in sorted(select.included.items())],
         "mirror_warnings": warnings,
     }
     stamp = report["finished_at"].replace(":", "").replace("+0000", "Z")

@@ -153,6 +153,35 @@ def test_editor_part_folders_are_not_pages(tmp_path: Path):
     assert select_pages(tmp_path / "m", tmp_path).pages == ["index.htm"]
 
 
+def test_files_an_editor_includes_into_pages_are_not_pages(tmp_path: Path):
+    """FrontPage writes an included file (a webbot Include, a Photo Gallery's real.htm and the views its <picture>
+    names) into the including page: the part is no page of its own. A gallery no page includes stays (its
+    captions are nowhere else), its other views do not."""
+    gallery = ('<!--webbot bot="PhotoAlbum" U-Include="../photogallery/photo01/real.htm" clientside TAG="BODY" '
+               'startspan --><picture file-href="../photogallery/photo01/real_p.htm" /><p>霧の中を飛ぶダイサギ</p>'
+               '<!--webbot bot="PhotoAlbum" endspan -->')
+    files = {
+        "diary/diary2005.htm": f"<html><body><p>2005.6.4(土) 経過報告</p>{gallery}</body></html>",
+        "index.htm": '<html><body><!--webbot bot="Include" U-Include="news.htm" TAG="BODY" startspan --><p>お知らせ'
+                     '</p><!--webbot bot="Include" endspan --></body></html>',
+        "news.htm": "<html><body><p>お知らせ</p></body></html>",
+        "photogallery/photo01/real.htm": '<html><head><title>This is the page</title></head><body>'
+                                         '<picture file-href="real_p.htm" /><p>霧の中を飛ぶダイサギ</p></body></html>',
+        "photogallery/photo01/real_p.htm": "<html><body><p>霧の中を飛ぶダイサギ</p></body></html>",
+        "photogallery/photo02/real.htm": '<html><body><picture file-href="real_x.htm" /><p>岸辺のバン</p>'
+                                         '</body></html>',
+        "photogallery/photo02/real_x.htm": "<html><body><p>岸辺のバン</p></body></html>",
+    }
+    for rel, text in files.items():
+        (tmp_path / "m" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "m" / rel).write_text(text, encoding="utf-8")
+    selected = select_pages(tmp_path / "m", tmp_path)
+    assert selected.pages == ["diary/diary2005.htm", "index.htm", "photogallery/photo02/real.htm"]
+    assert selected.included == {"news.htm": "index.htm", "photogallery/photo01/real.htm": "diary/diary2005.htm",
+                                 "photogallery/photo01/real_p.htm": "diary/diary2005.htm",
+                                 "photogallery/photo02/real_x.htm": "photogallery/photo02/real.htm"}
+
+
 def test_a_list_pages_entries_stay_when_one_of_them_is_linked_elsewhere_and_a_footer_still_goes():
     footer = ('<p>"Gyrobot" - The robot and website is the creation of Gyrobot Ltd.</p>'
               '<p>HANDS OFF OUR BOTS</p>')
