@@ -98,11 +98,41 @@ def _unwrapped(lines: list[str]) -> list[str]:
     return out + ([current] if current else [])
 
 
+# A line of a play's dialogue: the speaker's name, a space (or a colon), the words (`生徒 ここ。ここが演劇部の…`,
+# `HAMLET: To be, or not to be`; a Latin name ends with a colon, or every English sentence would have a speaker).
+_SPEAKER_RE = re.compile(r"^(?:([^\x00-\x7f\s、。，！？「」『』（）：…・]{1,10})[ 　]+|"  # 生徒 ここ。
+                         r"([A-Za-z][^\s:：*_#|\\\[\]]{0,9}(?: [A-Za-z][^\s:：*_#|\\\[\]]{0,9})?)[:：][ 　]*)(?=\S)")
+SCRIPT_SPEAKERS = 3  # speakers with at least two lines each...
+SCRIPT_SHARE = 0.2  # ... and this share of the page's lines of text spoken: a script
+
+
+def dialogue_lines(units: list[str]) -> set[int]:
+    """The units (`_prose_lines`) of a script page that are spoken lines; empty when the page is not a script.
+    A speaker is a name (no digits, not after a mark: `１月`, `■埼玉県` head a list's items) with two lines or
+    more, most of them sentences (`投稿者 なな`, `タイトル Re: …` are a log's fields)."""
+    speakers = [m.group(1) or m.group(2) if (m := _SPEAKER_RE.match(unit)) else None for unit in units]
+    lines: dict[str, list[str]] = {}
+    for name, unit in zip(speakers, units, strict=True):
+        if name and name[0].isalpha() and not any(map(str.isdigit, name)):
+            lines.setdefault(name, []).append(unit)
+    cast = {name for name, said in lines.items()
+            if len(said) >= 2 and 2 * sum(bool(_TERMINATOR_RE.search(u)) for u in said) >= len(said)}
+    spoken = {i for i, name in enumerate(speakers) if name in cast}
+    if len(cast) < SCRIPT_SPEAKERS or len(spoken) < SCRIPT_SHARE * len(units):
+        return set()
+    return spoken
+
+
 def page_sentences(markdown: str) -> list[str]:
     """The body's sentences in order, each found in summary_source(markdown) character for character but for the
-    line breaks of a hard-wrapped paragraph (see `squeezed`)."""
+    line breaks of a hard-wrapped paragraph (see `squeezed`). A script's spoken lines are left out when it has
+    prose besides them (stage directions, notes): a summary of a play quotes those, not a line of dialogue."""
+    units = _prose_lines(markdown)
+    spoken = dialogue_lines(units)
+    if spoken and any(_TERMINATOR_RE.search(u) for i, u in enumerate(units) if i not in spoken):
+        units = [u for i, u in enumerate(units) if i not in spoken]
     out = []
-    for line in _prose_lines(markdown):
+    for line in units:
         for match in _SENTENCE_RE.finditer(line):
             text, start = match.group(), 0
             for cut in _EN_SPLIT_RE.finditer(text):

@@ -12,7 +12,9 @@ from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.enrich import (
     SUMMARY_CHARS,
     TOP_CATEGORY,
+    _prose_lines,
     choose_summary,
+    dialogue_lines,
     enrich_site,
     family,
     nearest_categories,
@@ -249,3 +251,40 @@ def test_katakana_words_joined_by_a_middle_dot_are_one_term():
     assert "カルチュラル・スタディーズ" in terms and "ダンサー・イン・ザ・ダーク" in terms
     assert not {"カルチュラル", "スタディーズ", "イン", "ダーク"} & set(terms)  # no parts of the names
     assert {"演劇", "映画"} <= set(terms)  # kanji words listed with ・ stay words of their own
+
+
+SCRIPT = """## ■プロローグ
+
+そこは七つ森中学校・演劇部の活動場所。
+二人の生徒がそこに入ってくる。
+
+小百合 ここ。ここが演劇部の活動場所。
+
+葵 へえ、思ったより広いね。
+
+小百合 でしょう。みんなもうすぐ来るよ。
+
+摩耶 遅くなってごめん！
+
+葵 いいよ、まだ始まってないし。
+
+摩耶 今日は何の練習？
+
+明かりが消え、森の音が聞こえてくる。
+"""
+
+
+def test_a_plays_summary_quotes_its_stage_directions_not_its_dialogue():
+    """A script (speakers with lines of their own: `小百合 ここ。…`) is summarised from its stage directions; a
+    page whose line heads are a log's fields, a list's months or English sentences is no script."""
+    summary = choose_summary(page_sentences(SCRIPT), ["小百合", "摩耶", "演劇部"])
+    assert summary.startswith("そこは七つ森中学校・演劇部の活動場所。"), summary
+    assert "小百合 ここ" not in summary and "明かりが消え" in summary and summary_is_exact(summary, SCRIPT)
+    only_dialogue = "\n\n".join(p for p in SCRIPT.split("\n\n") if p.startswith(("小百合", "葵", "摩耶")))
+    assert "小百合 ここ。" in page_sentences(only_dialogue)  # nothing else to quote: the dialogue stays
+    log = "\n\n".join(f"タイトル 練習{i}\n投稿者 なな\n投稿日 2003/5/{i}\n\n今日の練習は良かった。"
+                      for i in range(1, 6))
+    books = "\n\n".join(f"{m}月 『本{m}』を読了。感動した。" for m in range(1, 7))
+    english = "\n\n".join(f"The workshop {i} was held in Kyoto. We met there." for i in range(6))
+    for page in (log, books, english):
+        assert dialogue_lines(_prose_lines(page)) == set(), page
