@@ -525,15 +525,17 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     The per-page part (PageFacts) is read from FACTS_FILE when the extract tasks stored it (store_page_facts),
     else computed here; bodies are read one at a time (again when a document is rewritten), never all held."""
     started = time.perf_counter()
+    code = _facts_key()
+    # A document whose machine fields an older siterag chose (another enrich_key) is done again, once.
     docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
-                 fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)))
+                 fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
+                                                         or fields.get("enrich_key") != code))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
         return {"documents": len(docs), "enriched": 0, "rewritten": 0,
                 "seconds": round(time.perf_counter() - started, 2)}
     (layout.logs / _LEGACY_CACHE).unlink(missing_ok=True)
-    code = _facts_key()
     categories = structure_categories([d.path for d in docs])
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
@@ -548,7 +550,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             machine = {**machine_fields(body, str(fields.get("title") or ""), stats, facts),
-                       "category": categories[doc.path]}
+                       "category": categories[doc.path], "enrich_key": code}
             if site.categories:  # the category waits for the embedder: written below
                 new[doc.rel] = machine
                 texts.append(f"{fields.get('title') or ''}\n{machine['summary'] or body[:300]}")

@@ -210,6 +210,25 @@ def test_enrich_leaves_llm_and_unchanged_documents_alone_and_fills_old_ones(tmp_
     assert enrich_site(layout, site_config(), set())["enriched"] == 0  # nothing left to do
 
 
+def test_documents_an_older_siterag_enriched_are_enriched_again_once(tmp_path, monkeypatch):
+    """Machine fields carry the enrich code's key: after an upgrade that changes how tags or summaries are chosen,
+    the next run redoes the documents (unchanged pages included) once; the run after that, none."""
+    from siterag.enrich import enrich as enrich_module
+
+    layout = make_site(tmp_path, PAGES)
+    enrich_site(layout, site_config(), set(PAGES))
+    key = docs(layout)["tea.md"][0]["enrich_key"]
+    assert key and enrich_site(layout, site_config(), set())["enriched"] == 0
+    stale = {**docs(layout)["tea.md"][0], "summary": "an older summary"}
+    write_doc(layout.corpus / "tea.md", docs(layout)["tea.md"][1], stale)
+    assert enrich_site(layout, site_config(), set())["enriched"] == 0  # same code: a user's edit stays
+    monkeypatch.setattr(enrich_module, "_facts_key", lambda: "newer-code")
+    stats = enrich_site(layout, site_config(), set())
+    assert stats["enriched"] == len(PAGES) and docs(layout)["tea.md"][0]["summary"] != "an older summary"
+    assert all(fields["enrich_key"] == "newer-code" for fields, _ in docs(layout).values())
+    assert enrich_site(layout, site_config(), set())["enriched"] == 0
+
+
 def test_site_flow_gives_every_document_machine_metadata(tmp_path):
     from prefect.testing.utilities import prefect_test_harness
 
