@@ -174,6 +174,8 @@ _RANGE_END_RE = re.compile(r"^[.]?\s*[～-]\s*(?:\d{4}\s*[./年]\s*)?(?:\d{1,2}\
 _SENTENCE_START_RE = re.compile(r"^(?:[、，,。はにをがのへともやで]|から|まで|より)")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _DIGIT_RE = re.compile(r"\d")  # any decimal digit, full-width ones included
+HARD_BREAK_RE = re.compile(r"(\s*<br\s*/?>|\\)$")  # a Markdown hard line break at a line's end (`\`, `<br>`)
+_LINE_END_BREAK_RE = re.compile(r"(\s*<br\s*/?>|\\|\s{2,})$")  # ... or two spaces
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ class DateLine:
 def _clean(line: str) -> str:
     """A line's text for date reading: Markdown marks, emphasis and decorations off, full-width digits ASCII."""
     text = line.strip().translate(_WIDE)
-    text = re.sub(r"(\s*<br\s*/?>|\\)$", "", text).strip()
+    text = HARD_BREAK_RE.sub("", text).strip()
     heading = _HEADING_RE.match(text)
     if heading:
         text = heading.group(2)
@@ -461,7 +463,7 @@ def _candidate(lines: list[str], first: int, end: int, order: str | None = None)
 
 def _heading_text(line: str) -> str:
     """The text of a paragraph line as a heading: hard-break marks and whole-line emphasis off, text as is."""
-    text = re.sub(r"(\s*<br\s*/?>|\\|\s{2,})$", "", line.rstrip("\n")).strip()
+    text = _LINE_END_BREAK_RE.sub("", line.rstrip("\n")).strip()
     emphasis = _EMPHASIS_RE.match(text)
     return emphasis.group(2).strip() if emphasis else text
 

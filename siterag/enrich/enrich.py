@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 from siterag.codehash import code_hash
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
+from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
 from siterag.enrich.metadata import content_hash
 from siterag.layout import SiteLayout, is_temp_file
@@ -38,7 +39,6 @@ _LIST_PREFIX_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|>)\s+")
 _SENTENCE_RE = re.compile(r"[^。．！？!?]+(?:[。．！？!?]+[」』）)”\"]*)?")
 _ENDS_SENTENCE_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
 _TERMINATOR_RE = re.compile(r"[。．！？.!?]")
-_HARD_BREAK_RE = re.compile(r"(\s*<br\s*/?>|\\)$")
 _SPACE_RE = re.compile(r"(?:\\|<br\s*/?>)?\s+")
 _EN_SPLIT_RE = re.compile(r"(?<=[a-z0-9)][.])\s+(?=[A-Z0-9\"“(])")
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof|St|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr|"
@@ -74,7 +74,7 @@ def _prose_lines(markdown: str) -> list[str]:
             paragraph = []
             if not prose:
                 continue
-        paragraph.append(_HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", summary_source(line)).strip()))
+        paragraph.append(HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", summary_source(line)).strip()))
     return units + _unwrapped(paragraph)
 
 
