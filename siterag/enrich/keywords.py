@@ -33,6 +33,7 @@ _EN_RUN_RE = re.compile(rf"(?<![\w.])(?:{_EN_WORD})(?: {_EN_WORD})*")
 _ALNUM_RE = re.compile(r"[A-Za-z0-9]")
 _HIRAGANA_RE = re.compile(r"^[\u3040-\u309f]+$")
 _NUMBERISH_RE = re.compile(r"^[\d０-９.,:/\-年月日時分秒]+$")
+_KANA_ROW_RE = re.compile(r"^[あかさたなはまやらわアカサタナハマヤラワ]行$")  # an index's row headings: あ行, か行
 _PAST_RE = re.compile(r"[^e]ed$")
 _SURU = frozenset("し さ す する せ すれ しろ せよ".split())  # する as it follows a verbal noun (開始した)
 _SUDACHI_CHUNK = 12_000  # characters per call: Sudachi refuses inputs over 49,149 bytes
@@ -131,7 +132,8 @@ def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
 @lru_cache(maxsize=65536)
 def _keep_term(term: str) -> bool:
     return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and term not in JA_STOP
-            and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2))
+            and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2)
+            and not _KANA_ROW_RE.match(term))
 
 
 _KATAKANA_RE = re.compile(r"[ァ-ヺー]+")

@@ -261,9 +261,9 @@ class _Renderer:
             text = text.replace("\n", " ")  # one line, as its label
             md = f"[{label}]({href})" if not href.lower().startswith("javascript:") else label
         elif tag in ("b", "strong") and text.strip() and md.strip() and "\n" not in md.strip():
-            md = md.strip() if md.strip().startswith("**") else f"**{md.strip()}**"
+            md = _wrapped(md, "" if md.strip().startswith("**") else "**")
         elif tag in ("i", "em") and text.strip():
-            md = f"*{md.strip()}*"
+            md = _wrapped(md, "*")
         elif tag in ("code", "tt", "kbd") and text.strip() and "\n" not in text:
             md = f"`{text.strip()}`"
         return md, text
@@ -438,6 +438,16 @@ def html_to_blocks(html: str, base_url: str = "") -> tuple[list[Block], etree._E
     renderer.walk(body if body is not None else root)
     renderer._flush()
     return renderer.blocks, root
+
+
+def _wrapped(md: str, mark: str) -> str:
+    """`md` between emphasis marks, its edge spaces dropped but not its edge line breaks: `<b>◆警報<br></b>`
+    ends a line as its text does (a paragraph whose Markdown and text split into different line counts is
+    read as one line)."""
+    core = md.strip()
+    head = "\n" * md[:len(md) - len(md.lstrip())].count("\n")
+    tail = "\n" * md[len(md.rstrip()):].count("\n")
+    return f"{head}{mark}{core}{mark}{tail}"
 
 
 def _paired_lines(md: str, text: str) -> list[tuple[str, str]]:

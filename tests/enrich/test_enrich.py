@@ -87,6 +87,9 @@ def test_japanese_terms_join_nouns_and_drop_numbers_dates_verbs_and_formal_nouns
     terms = japanese_terms("京都デジタルシティプロジェクトに参加しました。今日は2004年5月です。こと、ためにも。新茶。")
     assert "京都デジタルシティプロジェクト" in terms and "新茶" in terms
     assert not {"参加", "今日", "2004", "年", "月", "こと", "ため"} & set(terms)
+    index = japanese_terms("あ行　アオゲラ\nか行　カワセミ\nさ行　サイハイラン\nま行　マヒワ")  # an index's kana rows
+    assert "サイハイラン" in index and not {"あ行", "か行", "さ行", "ま行"} & set(index)
+    assert not {"Fig", "Fax", "pdf"} & set(english_terms("See Fig. 3 of the pdf. Tel and Fax numbers below."))
 
 
 def test_english_noun_phrases():

@@ -75,3 +75,15 @@ def test_bold_is_not_doubled_and_side_by_side_bold_is_one_run():
     assert md("<p>大会 <b>地区大会</b><b>最優秀賞</b></p>") == "大会 **地区大会最優秀賞**\n"  # two <b> side by side
     assert md("<p><b>a</b> <b>b</b></p>") == "**a** **b**\n"  # the space between two bold words stays
     assert md("<p>x <b> </b> y</p>") == "x y\n"  # an empty <b> leaves nothing
+
+
+def test_a_bold_line_ending_in_br_keeps_the_paragraphs_line_breaks():
+    """`<b>◆警報<br></b>`: the emphasis keeps the line break at its edge, so the paragraph's Markdown and text split
+    alike and its hundreds of <br> lines stay lines (a Word-exported play was one 45,886-character line)."""
+    html = ("<html><body><p>サチ　彩ちゃん、どう？<br>彩　似合うね。<br>\r\n    <br><b>◆警報<br></b>"
+            "翔と航が教室に飛び込んでくる。<br>\r\n    <br>翔　緊急事態発生。<br>彩　緊急事態？<br><i>雨の音<br></i>"
+            "廊下から声が聞こえてくる。</p></body></html>")
+    md = "\n".join(b.md for b in html_to_blocks(html, "")[0])
+    lines = [line.rstrip() for line in md.splitlines()]
+    assert "**◆警報**" in lines and "翔と航が教室に飛び込んでくる。" in lines
+    assert "翔 緊急事態発生。" in lines and "彩 緊急事態？" in lines and "*雨の音*" in lines, md
