@@ -526,7 +526,7 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
 _UPDATE_LABEL = (r"(?:(?:last|latest)[\s-]+)?(?:updated?|modified|revised|changed)(?:\s+(?:on|at))?|"
                  r"(?:最終)?(?:更新|改訂|改定|修正)(?:日時|日付|日)?")
 _OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:posted|written|published)\s+on|"
-                r"(?:作成|掲載|公開|発行|執筆|記入|開催)(?:日時|日付|日)?|日時|日付|年月日")
+                r"(?:作成|掲載|公開|発行|執筆|記入|開催|投稿)(?:日時|日付|日)?|日時|日付|年月日")
 _LABEL_RE = re.compile(r"(?<![A-Za-z])(?:(?P<update>" + _UPDATE_LABEL + r")|" + _OTHER_LABEL + r")"
                        r"(?![A-Za-z])\s*[\]】)）>＞〕]?\s*[:：]?\s*", re.IGNORECASE)
 

@@ -37,9 +37,8 @@ _PARA_BREAK_RE = re.compile(r"\n[ \t\u3000\xa0]*\n")  # two or more <br> in a ro
 _HIDDEN_XPATH = etree.XPath("//*[@hidden or @aria-hidden='true' or (@style and ("
                             "contains(translate(@style, ' ', ''), 'display:none')"
                             " or contains(translate(@style, ' ', ''), 'visibility:hidden')))]")
-_ROWS_XPATH = etree.XPath("./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
 _CELLS_XPATH = etree.XPath("./td | ./th")
-_ITEMS_XPATH = etree.XPath("./li | ./*/li")
+_WRAPPED_ITEMS_XPATH = etree.XPath("./li")
 _BLOCKY_XPATH = etree.XPath(".//p | .//div | .//ul | .//ol | .//h1 | .//h2 | .//h3 | .//pre | .//blockquote")
 HARD_BREAK = "  \n"  # Markdown hard line break: lines of a poem or a <br> list stay lines
 
@@ -169,14 +168,33 @@ def frame_sources(root: etree._Element) -> list[str]:
     return [f.get("src", "") for f in root.iter("frame") if f.get("src")]
 
 
+def table_rows(table: etree._Element) -> list[list[etree._Element]]:
+    """The cells of a table, row by row: each <tr> (also in <tbody>/<thead>/<tfoot>), and cells written
+    straight into the table before or between its <tr>s (`<table><td>June 7</td><td>…</td><tr>…`: the
+    parser keeps them outside any row) as a row of their own."""
+    rows: list[list[etree._Element]] = []
+    loose: list[etree._Element] = []
+    for child in table.iterchildren():
+        if child.tag in ("td", "th"):
+            loose.append(child)
+            continue
+        if child.tag not in ("tr", "tbody", "thead", "tfoot"):
+            continue
+        if loose:
+            rows.append(loose)
+            loose = []
+        rows += [_CELLS_XPATH(child)] if child.tag == "tr" else table_rows(child)
+    return rows + ([loose] if loose else [])
+
+
 def _is_data_table(table: etree._Element) -> bool:
     """A table of data (render as a table) rather than a layout grid (descend into it)."""
     if table.xpath(".//table"):
         return False
-    rows = _ROWS_XPATH(table)
+    rows = table_rows(table)
     if len(rows) < 2:
         return False
-    widths = [len(_CELLS_XPATH(r)) for r in rows]
+    widths = [len(r) for r in rows]
     if max(widths) < 2:
         return False
     blocky = _BLOCKY_XPATH(table)
@@ -361,18 +379,47 @@ class _Renderer:
             self._flush()
 
     def _list(self, el: etree._Element, here: str, ordered: bool) -> None:
-        items_md: list[str] = []
-        items_text: list[str] = []
-        for n, li in enumerate(_ITEMS_XPATH(el), 1):
+        """<li> items as list blocks; anything else inside the list (loose text, <br> lines, a <p>: old editors
+        indent with a bare <ul>, `<ul>JST supports his/her airfare…</ul>`) is walked as ordinary content, in its
+        place, so none of it is lost."""
+        lines: list[tuple[str, str]] = []
+        number = 0
+
+        def add_list() -> None:
+            if lines:
+                self._path = here
+                self._add("list", "\n".join(t for _, t in lines), "\n".join(m for m, _ in lines), list(lines))
+                lines.clear()
+
+        def add_item(li: etree._Element) -> None:
+            nonlocal number
             md, text = self._inline(li)
             md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
-            if not md:
-                continue
-            items_md.append(f"{n}. {md}" if ordered else f"- {md}")
-            items_text.append(text)
-        if items_md:
-            self._path = here
-            self._add("list", "\n".join(items_text), "\n".join(items_md), list(zip(items_md, items_text, strict=True)))
+            if md:
+                number += 1
+                lines.append((f"{number}. {md}" if ordered else f"- {md}", text))
+
+        self._text_run(el.text)
+        for child in el:
+            ctag = child.tag if isinstance(child.tag, str) else ""
+            wrapped = [] if ctag == "li" else _WRAPPED_ITEMS_XPATH(child)
+            if ctag == "li" or wrapped:  # an item, or items inside a wrapper (<ul><font><li>…)
+                self._flush()
+                for li in wrapped or [child]:
+                    add_item(li)
+            else:
+                add_list()
+                if ctag in BLOCK_TAGS or _holds_blocks(child):
+                    self._flush()
+                    self.walk(child, here)
+                    self._flush()
+                else:
+                    self._run(child)
+            if child.tail and child.tail.strip():
+                add_list()
+                self._text_run(child.tail)
+        self._flush()
+        add_list()
 
     def _dl(self, el: etree._Element, here: str) -> None:
         """<dt>/<dd> pairs as one list block; anything else inside a <dl> (a <ul>, loose text — old pages
@@ -412,9 +459,9 @@ class _Renderer:
     def _table(self, el: etree._Element, here: str) -> None:
         rows: list[list[str]] = []
         texts: list[str] = []
-        for tr in _ROWS_XPATH(el):
+        for row in table_rows(el):
             cells = []
-            for cell in _CELLS_XPATH(tr):
+            for cell in row:
                 md, text = self._inline(cell)
                 cells.append(clean_text(md).replace("\n", "<br>").replace("|", "\\|"))
                 texts.append(clean_text(text).replace("\n", " "))

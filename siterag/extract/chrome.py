@@ -113,8 +113,10 @@ def is_navigation(md: str, anchors: Collection[str] = ()) -> bool:
 
 
 def _linky(line: Line) -> bool:
-    """Mostly link text: a menu entry."""
-    link_chars = sum(len(label) for label, _ in _links(line.md))
+    """Mostly link text: a menu entry. An e-mail address is no menu: within the page's text it is the author's
+    (a member page's `ishida@…`, also on the member list and the Japanese page)."""
+    links = [(label, href) for label, href in _links(line.md) if not href.lower().startswith("mailto:")]
+    link_chars = sum(len(label) for label, _ in links)
     return link_chars * 2 >= max(1, len(line.text))
 
 

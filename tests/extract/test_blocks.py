@@ -87,3 +87,27 @@ def test_a_bold_line_ending_in_br_keeps_the_paragraphs_line_breaks():
     lines = [line.rstrip() for line in md.splitlines()]
     assert "**◆警報**" in lines and "翔と航が教室に飛び込んでくる。" in lines
     assert "翔 緊急事態発生。" in lines and "彩 緊急事態？" in lines and "*雨の音*" in lines, md
+
+
+def test_text_in_a_list_outside_its_items_is_kept_in_place():
+    """Old editors indent with a bare <ul> (crest's invitation page: `<ul>JST supports his/her airfare…</ul>`):
+    loose text, <br> lines and tails between items are paragraphs in their place, items stay list lines."""
+    html = ("<html><body><ul>JST supports his/her airfare to Japan.</ul><ul>Application<br>Deadline: One month"
+            "<br>Send your CV</ul><ol><li>first</li>between the items<li>second</li></ol>"
+            "<ul><font><li>wrapped one</li><li>wrapped two</li></font></ul></body></html>")
+    blocks = html_to_blocks(html, "")[0]
+    assert [(b.kind, b.md) for b in blocks] == [
+        ("para", "JST supports his/her airfare to Japan."),
+        ("para", "Application  \nDeadline: One month  \nSend your CV"),
+        ("list", "1. first"), ("para", "between the items"), ("list", "2. second"),
+        ("list", "- wrapped one\n- wrapped two")]
+
+
+def test_cells_written_before_a_tables_first_row_are_a_row():
+    """`<table><td>June 7</td><td>…</td><tr><td>June 21</td>…`: the parser keeps cells before (or between) the
+    <tr>s outside any row; they are a row of their own, not lost (crest's CFP lost its first deadline)."""
+    html = ("<html><body><table border=0><td>June 7</td><td>Extended abstract</td><tr><td>June 21</td>"
+            "<td>Author notification</td><tr><td>August 31</td><td>Full papers</td></table></body></html>")
+    (table,) = [b for b in html_to_blocks(html, "")[0] if b.kind == "table"]
+    assert table.md.splitlines()[0] == "| June 7 | Extended abstract |"
+    assert "| June 21 | Author notification |" in table.md and "| August 31 | Full papers |" in table.md

@@ -229,3 +229,13 @@ def test_a_pages_own_last_updated_line_is_left_out_but_kept_as_a_stamp():
     assert "Last updated" not in result.markdown and "本文2" in result.markdown
     assert result.stamps == ["Last updated: May 31, 2001"]
     assert extract_page(pages["p3.html"], "heuristic", template=template_of(pages)).stamps == []
+
+
+def test_an_email_address_in_the_text_stays_though_other_pages_show_it_too():
+    """A recurring link line inside the text goes (a menu), but not an e-mail address: a member's page shows it
+    like the member list and the page's translation do."""
+    pages = {name: html.replace("</h3>", '</h3><p><a href="mailto:nana@example.jp">nana@example.jp</a></p>')
+             for name, html in site_pages().items()}
+    md = extract_page(pages["p2.html"], "heuristic", template=template_of(pages)).markdown
+    assert "[nana@example.jp](mailto:nana@example.jp)" in md and "本文2" in md
+    assert "ホーム" not in md  # the menu still goes
