@@ -42,6 +42,9 @@ _NAV_WORDS = re.compile(
     r"次(へ|のページ)?|前(へ|のページ)?|next|prev(ious)?|上へ|ページ(の)?(先頭|トップ)(へ)?|english|japanese|日本語|"
     r"英語|return|go|to|the|page|ページ|site|サイト|に|へ|戻|る)+")
 
+_NAV_TOKEN_RE = re.compile(r"(?<![A-Za-z])(?:top|home|back|index|menu)(?![A-Za-z])|"
+                           r"トップ|ホーム|戻る|もどる|目次|メニュー", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Line:
@@ -109,7 +112,14 @@ def is_navigation(md: str, anchors: Collection[str] = ()) -> bool:
         return False
     if all(_in_page(href, anchors) for _, href in links):
         return True
-    return all(normalise(label) and _NAV_WORDS.fullmatch(normalise(label)) for label, _ in links)
+    plain = [bool(normalise(label) and _NAV_WORDS.fullmatch(normalise(label))) or _in_page(href, anchors)
+             for label, href in links]
+    if all(plain):
+        return True
+    # A bar with a plain HOME / TOP link whose other links name where they go: `[演劇をめぐる対話TOP(…)]
+    # [HOME]`, `[TOP](#top) [Home「七つ森」]`.
+    return any(plain) and len(links) > 1 and all(
+        ok or _NAV_TOKEN_RE.search(label) for ok, (label, _) in zip(plain, links, strict=True))
 
 
 def _linky(line: Line) -> bool:

@@ -70,6 +70,9 @@ def test_site_template_caches_line_keys_and_reports_per_page(tmp_path: Path):
     ("[戻る](index.html)", True), ("[▲ページトップへ](#top)", True), ("[BACK](../index.html) [NEXT](p2.html)", True),
     ("[2003.6.29(日)](#2003.6.29) [2003.6.30(月)](#2003.6.30)", True),
     ("[FontForge の本家](http://fontforge.sf.net/)", False), ("詳しくは[こちら](a.html)を見てください", False),
+    ("**[演劇をめぐる対話TOP(越智優さんとの対話１.３)](dialogue-top.htm)** **[HOME](../index.html)**", True),
+    ("[TOP](#top) [Home「七つ森」](../index.html)", True),
+    ("[Back to the Future](film.html)", False), ("[HOME](index.html) [Robot Wars 2002](rw.html)", False),
 ])
 def test_navigation_lines(line, expected):
     assert is_navigation(line) is expected
