@@ -71,7 +71,12 @@ held stand stood run ran sit sat meet met pay paid send sent spend spent lose lo
 put cut try tried want wants look looks help helps start starts work works call calls ask asks mean means seen
 saw went sure able true false full sorry thanks thank hope anyone everyone someone nothing everything around
 fig figs fax tel phone pdf ps doc ppt zip lzh kb mb gb pp vol ed eds ibid cf
-""".split())  # the last line: reference and contact abbreviations, file kinds (a paper list's "Fig", "pdf", "Fax")
+somewhere anywhere everywhere nowhere soon info name names it's that's there's here's what's let's i'm i've i'd
+i'll you're you've we're we've they're they've he's she's don't doesn't didn't can't couldn't won't wouldn't isn't
+aren't wasn't weren't haven't hasn't shouldn't
+""".split())
+# (The last lines: reference and contact abbreviations, file kinds — a paper list's "Fig", "pdf", "Fax" —, vague
+# words and contractions: "somewhere", "it's paces".)
 
 
 @lru_cache(maxsize=1)

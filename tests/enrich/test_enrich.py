@@ -90,6 +90,8 @@ def test_japanese_terms_join_nouns_and_drop_numbers_dates_verbs_and_formal_nouns
     index = japanese_terms("あ行　アオゲラ\nか行　カワセミ\nさ行　サイハイラン\nま行　マヒワ")  # an index's kana rows
     assert "サイハイラン" in index and not {"あ行", "か行", "さ行", "ま行"} & set(index)
     assert not {"Fig", "Fax", "pdf"} & set(english_terms("See Fig. 3 of the pdf. Tel and Fax numbers below."))
+    vague = set(english_terms("Putting Gyrobot through it's paces somewhere soon. Contact info below."))
+    assert not {"it's paces", "somewhere", "soon", "info", "Contact info"} & vague and "paces" in vague
 
 
 def test_english_noun_phrases():
