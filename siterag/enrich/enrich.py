@@ -133,14 +133,45 @@ def page_sentences(markdown: str) -> list[str]:
         units = [u for i, u in enumerate(units) if i not in spoken]
     out = []
     for line in units:
-        for match in _SENTENCE_RE.finditer(line):
-            text, start = match.group(), 0
+        for text in _bracketed(_SENTENCE_RE.findall(line)):
+            start = 0
             for cut in _EN_SPLIT_RE.finditer(text):
                 if not _ABBREVIATION_RE.search(text, 0, cut.start()):  # "et al. Nakazawa" is one sentence
                     out.append(text[start:cut.start()])
                     start = cut.end()
             out.append(text[start:])
     return [s for s in (piece.strip() for piece in out) if s]
+
+
+_OPENERS, _CLOSING = "(（「『", ")）」』"
+_QUOTE_GOES_ON_RE = re.compile(r"(?:と|って|という|、|，|は|が|を|に|も)")
+
+
+def _bracketed(pieces: list[str]) -> list[str]:
+    """Sentences split at their terminators, joined again where a terminator fell inside brackets
+    (`グレイマップ (アンチエイリアス。各ピクセルが…表す) フォントを…。` is one sentence) or the sentence goes on
+    after a quote (`「行こう。」と言った。`); where the brackets of a line never close, the pieces stay as they
+    are."""
+    out: list[str] = []
+    current, depth = "", 0
+    for piece in pieces:
+        if out and not current and out[-1][-1:] in _CLOSING and _QUOTE_GOES_ON_RE.match(piece):
+            current = out.pop()  # 「行こう。」と言った。: the quote is part of the sentence
+        current += piece
+        depth += sum(piece.count(c) for c in _OPENERS) - sum(piece.count(c) for c in _CLOSING)
+        if depth <= 0:
+            out.append(current)
+            current, depth = "", 0
+    return out + (pieces[len(pieces) - _count_tail(pieces, current):] if current else [])
+
+
+def _count_tail(pieces: list[str], tail: str) -> int:
+    """How many of the last pieces make up `tail`."""
+    n, length = 0, 0
+    while length < len(tail):
+        n += 1
+        length += len(pieces[-n])
+    return n
 
 
 def substantive(sentence: str, strict: bool = True) -> bool:

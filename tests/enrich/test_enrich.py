@@ -312,3 +312,13 @@ def test_a_plays_summary_quotes_its_stage_directions_not_its_dialogue():
     english = "\n\n".join(f"The workshop {i} was held in Kyoto. We met there." for i in range(6))
     for page in (log, books, english):
         assert dialogue_lines(_prose_lines(page)) == set(), page
+
+
+def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
+    text = ("Microsoft はこのフォーマットを、グレイマップ (アンチエイリアス。各ピクセルが白と黒だけでなく、多数の灰色の"
+            "中間調を表す) フォントをサポートするために拡張しています。彼は「行こう。」と言った。(閉じない括弧。次。")
+    sentences = page_sentences(text)
+    assert sentences[0].startswith("Microsoft") and sentences[0].endswith("拡張しています。")
+    assert "彼は「行こう。」と言った。" in sentences
+    assert sentences[-2:] == ["(閉じない括弧。", "次。"]  # brackets that never close: split as before
+    assert all(s in text for s in sentences)
