@@ -430,19 +430,10 @@ def _facts_key() -> str:
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:
     """The site's PageFacts table (SQLite in WAL mode: the Dask workers write it at once, a crash loses no more than
     the transaction it was in)."""
-    path = layout.logs / FACTS_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=120)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("CREATE TABLE IF NOT EXISTS pages (hash TEXT PRIMARY KEY, code TEXT NOT NULL, terms TEXT NOT NULL, "
-                   "sentences TEXT NOT NULL, facts TEXT NOT NULL)")
-        db.commit()
-    except sqlite3.Error:
-        db.close()
-        raise
-    return db
+    from siterag.index.embed_cache import open_cache_db
+
+    return open_cache_db(layout.logs / FACTS_FILE, "CREATE TABLE IF NOT EXISTS pages (hash TEXT PRIMARY KEY, "
+                         "code TEXT NOT NULL, terms TEXT NOT NULL, sentences TEXT NOT NULL, facts TEXT NOT NULL)")
 
 
 def _open_facts(layout: SiteLayout) -> sqlite3.Connection:

@@ -51,11 +51,29 @@ def open_cache_db(path: Path, create: str) -> sqlite3.Connection:
     write it at once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=120, check_same_thread=False)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute(create)
-    db.commit()
+    try:
+        _wal(db)
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(create)
+        db.commit()
+    except sqlite3.Error:
+        db.close()
+        raise
     return db
+
+
+def _wal(db: sqlite3.Connection, tries: int = 600) -> None:
+    """Switch `db` to WAL. Switching takes the file for itself, and SQLite answers "database is locked" at once,
+    without waiting out the busy timeout, when another process opens the new file just then (two Dask workers
+    on a site's first run): wait and try again."""
+    for attempt in range(tries):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(0.05)
 
 
 class EmbedCache:
