@@ -7,6 +7,7 @@ chosen blocks comes verbatim from the page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
@@ -379,51 +380,46 @@ class _Renderer:
             self._flush()
 
     def _list(self, el: etree._Element, here: str, ordered: bool) -> None:
-        """<li> items as list blocks; anything else inside the list (loose text, <br> lines, a <p>: old editors
-        indent with a bare <ul>, `<ul>JST supports his/her airfare…</ul>`) is walked as ordinary content, in its
-        place, so none of it is lost."""
-        lines: list[tuple[str, str]] = []
+        """<li> items (also inside a wrapper: `<ul><font><li>…`) as list blocks; see _mixed_list."""
         number = 0
 
-        def add_list() -> None:
-            if lines:
-                self._path = here
-                self._add("list", "\n".join(t for _, t in lines), "\n".join(m for m, _ in lines), list(lines))
-                lines.clear()
-
-        def add_item(li: etree._Element) -> None:
+        def item_lines(child: etree._Element) -> list[tuple[str, str]] | None:
             nonlocal number
-            md, text = self._inline(li)
-            md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
-            if md:
-                number += 1
-                lines.append((f"{number}. {md}" if ordered else f"- {md}", text))
+            items = [child] if child.tag == "li" else _WRAPPED_ITEMS_XPATH(child)
+            if not items:
+                return None
+            lines = []
+            for li in items:
+                md, text = self._inline(li)
+                md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+                if md:
+                    number += 1
+                    lines.append((f"{number}. {md}" if ordered else f"- {md}", text))
+            return lines
 
-        self._text_run(el.text)
-        for child in el:
-            ctag = child.tag if isinstance(child.tag, str) else ""
-            wrapped = [] if ctag == "li" else _WRAPPED_ITEMS_XPATH(child)
-            if ctag == "li" or wrapped:  # an item, or items inside a wrapper (<ul><font><li>…)
-                self._flush()
-                for li in wrapped or [child]:
-                    add_item(li)
-            else:
-                add_list()
-                if ctag in BLOCK_TAGS or _holds_blocks(child):
-                    self._flush()
-                    self.walk(child, here)
-                    self._flush()
-                else:
-                    self._run(child)
-            if child.tail and child.tail.strip():
-                add_list()
-                self._text_run(child.tail)
-        self._flush()
-        add_list()
+        self._mixed_list(el, here, item_lines)
 
     def _dl(self, el: etree._Element, here: str) -> None:
-        """<dt>/<dd> pairs as one list block; anything else inside a <dl> (a <ul>, loose text — old pages
-        indent with a bare <dl>) is walked as ordinary content, so none of it is lost."""
+        """<dt>/<dd> pairs as list blocks; see _mixed_list."""
+
+        def item_lines(child: etree._Element) -> list[tuple[str, str]] | None:
+            if child.tag not in ("dt", "dd"):
+                return None
+            md, text = self._inline(child)
+            md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+            if not md:
+                return []
+            bold = md if "**" in md else f"**{md}**"  # a <dt> with its own <b> keeps that emphasis
+            return [(bold if child.tag == "dt" else f": {md}", text)]
+
+        self._mixed_list(el, here, item_lines)
+
+    def _mixed_list(self, el: etree._Element, here: str,
+                    item_lines: Callable[[etree._Element], list[tuple[str, str]] | None]) -> None:
+        """A list element's items as list blocks (`item_lines(child)`: the (md, text) lines of a child that is an
+        item, else None); anything else inside it (loose text, <br> lines, a <p>, a nested list: old pages indent
+        with a bare <ul> or <dl>, `<ul>JST supports his/her airfare…</ul>`) is walked as ordinary content, in its
+        place, so none of it is lost."""
         lines: list[tuple[str, str]] = []
 
         def add_list() -> None:
@@ -434,13 +430,10 @@ class _Renderer:
 
         self._text_run(el.text)
         for child in el:
-            if child.tag in ("dt", "dd"):
+            found = item_lines(child)
+            if found is not None:
                 self._flush()
-                md, text = self._inline(child)
-                md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
-                if md:
-                    bold = md if "**" in md else f"**{md}**"  # a <dt> with its own <b> keeps that emphasis
-                    lines.append((bold if child.tag == "dt" else f": {md}", text))
+                lines += found
             else:
                 add_list()
                 ctag = child.tag if isinstance(child.tag, str) else ""
