@@ -32,7 +32,7 @@ _IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"([^"]*)")?\)')  # group 1: t
 _BOILERPLATE_RE = re.compile(
     r"copyright|^\s*\(c\)|\(c\)\s*(?:19|20)\d\d|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|"
     r"アクセス数|you are (the )?visitor|"
-    r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
+    r"無断[転複]|転載[をはの]?(?:禁|しないで|ご遠慮|お断)|許可なく.{0,20}転載|visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
 _IMAGE_PARTS_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+\"([^\"]*)\")?\)")  # (src, alt text in the title)
 THEME_IMAGE_FOLDERS = {"_derived", "_themes", "_overlay", "_borders"}  # FrontPage's generated theme graphics
 BOILERPLATE_CHARS = 100  # only a short line is a counter or a copyright line
@@ -149,8 +149,9 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     tail = _footer(lines, template, boilerplate, last)
     # The edges: from the page's start to its last template line before its own text, and from the first template
     # line after its own text to the end (logos and spacer images there go with them).
-    edge = set(range(lead[-1] + 1)) if lead else set()
-    edge |= set(range(tail[0], len(lines))) if tail else set()
+    head = range(lead[-1] + 1) if lead else range(0)
+    foot = range(tail[0], len(lines)) if tail else range(0)
+    edge = {i for part in (head, foot) if _dressed(lines, part, boilerplate) for i in part}
     if not own:
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
     for i, line in enumerate(lines):
@@ -163,6 +164,14 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
                 or (recurring and _linky(line)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     return drop
+
+
+def _dressed(lines: list[Line], part: range, boilerplate: list[bool]) -> bool:
+    """A page edge built like a site's header or footer: it holds a link or an image (a menu, a logo, a button, a
+    counter) or a copyright line.
+    An edge of plain recurring text only is the page's own (a play's title and `登場人物` above its cast, `暗転`
+    and `続く` after its last line: words many pages of a site share, written on each page by its author)."""
+    return any("](" in lines[i].md or boilerplate[i] for i in part)
 
 
 def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool], last: int) -> list[int]:

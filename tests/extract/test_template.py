@@ -186,8 +186,8 @@ def test_files_an_editor_includes_into_pages_are_not_pages(tmp_path: Path):
 
 
 def test_a_list_pages_entries_stay_when_one_of_them_is_linked_elsewhere_and_a_footer_still_goes():
-    footer = ('<p>"Gyrobot" - The robot and website is the creation of Gyrobot Ltd.</p>'
-              '<p>HANDS OFF OUR BOTS</p>')
+    footer = ('<p>"Gyrobot" - The robot and website is the creation of '
+              '<a href="http://www.gyrobot.co.uk">Gyrobot Ltd.</a></p><p>HANDS OFF OUR BOTS</p>')
     entries = "".join(f'<p><a href="w{i}.html"><b>Workshop number {i} in Kyoto</b> 200{i}/6/{i}</a></p>'
                       for i in range(1, 6))
     own = "long enough to be the longest line of the page and so its family: "
@@ -242,3 +242,34 @@ def test_an_email_address_in_the_text_stays_though_other_pages_show_it_too():
     md = extract_page(pages["p2.html"], "heuristic", template=template_of(pages)).markdown
     assert "[nana@example.jp](mailto:nana@example.jp)" in md and "本文2" in md
     assert "ホーム" not in md  # the menu still goes
+
+
+def test_a_plays_recurring_first_and_last_lines_stay_but_a_header_with_a_link_goes():
+    """Scripts of one site all open with `登場人物` and close with `暗転` / `続く`, and a play's title is also
+    on the site's list pages: recurring lines at the page's edges, yet written there by the author. An edge of
+    plain text only is the page's; an edge holding a link (a site header with its menu) is the site's."""
+    def script(i: int, header: str = "") -> str:
+        cast = "".join(f"<p>人物{i}{c}</p>" for c in "ABC")
+        lines = "".join(f"<p>人物{i}{c}　第{i}幕の{n}番目の台詞です、{'ああ' * (i + n)}。</p>"
+                        for n in range(3) for c in "ABC")
+        return (f"<html><body>{header}<p><b>春の芝居</b></p><p>登場人物</p>{cast}{lines}"
+                f"<p>暗転</p><p>続く</p></body></html>")
+    pages = {f"s{i}.html": script(i) for i in range(1, 5)}
+    pages["list.html"] = "<html><body><p>上演した脚本の一覧です。</p><p><b>春の芝居</b></p></body></html>"
+    pages["more.html"] = "<html><body><p><b>春の芝居</b></p><p>再演の記録です。</p></body></html>"
+    md = extract_page(pages["s2.html"], "heuristic", template=template_of(pages)).markdown
+    for line in ("春の芝居", "登場人物", "人物2A", "暗転", "続く"):
+        assert line in md, line
+    menu = '<p>七つ森</p><p><a href="index.html">ホーム</a> <a href="daihon.html">脚本</a></p>'
+    pages = {f"s{i}.html": script(i, menu) for i in range(1, 5)}
+    md = extract_page(pages["s2.html"], "heuristic", template=template_of(pages)).markdown
+    assert "七つ森" not in md and "ホーム" not in md and "人物2A" in md
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("許可なく、本文、写真を転載しないでください", True),
+    ("無断転載を禁じます", True),
+    ("この記事は新聞からの転載です。", False),
+])
+def test_reprint_notices_are_boilerplate(line, expected):
+    assert is_boilerplate_line(line) is expected
