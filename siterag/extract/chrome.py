@@ -31,8 +31,8 @@ _LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)]*)\)")
 _IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"([^"]*)")?\)')  # group 1: the alt text (in the title)
 _BOILERPLATE_RE = re.compile(
     r"copyright|^\s*\(c\)|\(c\)\s*(?:19|20)\d\d|©|all rights reserved|カウンター|\bcounter\b|\d{3,}\s*人目|"
-    r"アクセス数|you are (the )?visitor|"
-    r"無断[転複]|転載[をはの]?(?:禁|しないで|ご遠慮|お断)|許可なく.{0,20}転載|visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
+    r"アクセス数|you are (the )?visitor|無断[転複]|転載[をはの]?(?:禁|しないで|ご遠慮|お断)|許可なく.{0,20}転載|"
+    r"visitors? since|since \d{4}[./年]|last (modified|updated?)|最終更新|更新日\s*[:：]|update\s*[:：]", re.IGNORECASE)
 _IMAGE_PARTS_RE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+\"([^\"]*)\")?\)")  # (src, alt text in the title)
 THEME_IMAGE_FOLDERS = {"_derived", "_themes", "_overlay", "_borders"}  # FrontPage's generated theme graphics
 BOILERPLATE_CHARS = 100  # only a short line is a counter or a copyright line

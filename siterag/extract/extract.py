@@ -5,16 +5,19 @@ No mode lets a model write body text: the LLM only answers with block ids.
 
 from __future__ import annotations
 
-import hashlib
-import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from siterag.codehash import code_hash
-from siterag.extract import blocks as block_splitter
-from siterag.extract import chrome, heuristics
-from siterag.extract import template as site_template
-from siterag.extract.blocks import Block, frame_sources, html_to_blocks, normalise, page_title, render_blocks
+from lxml import etree
+
+from siterag.extract.blocks import (
+    Block,
+    frame_sources,
+    html_to_blocks,
+    normalise,
+    page_title,
+    render_blocks,
+)
 from siterag.extract.chrome import find_chrome
 from siterag.extract.heuristics import Votes, block_votes, heuristic_keep
 from siterag.llm.client import LLMClient, LLMError
@@ -226,12 +229,28 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     keep = drop_repeats(blocks, keep & own)
     result.kept = sorted(keep)
     result.markdown = render_blocks(blocks, keep, drop)
+    if is_word_export(root):
+        result.title = word_title(root, [b for b in blocks if b.id in keep], drop) or title
     return result
 
 
-def extraction_key(mode: str, model: str) -> str:
-    """What a cached extraction depends on besides the page: mode, model, and the code with its prompts
-    and thresholds (this module, the voters and the block splitter)."""
-    raw = "|".join([mode, PROMPT_VERSION, model if mode != "heuristic" else "",
-                    code_hash(sys.modules[__name__], heuristics, block_splitter, chrome, site_template)])
-    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+WORD_TITLE_CHARS = 80  # a longer opening line is a sentence, not a title
+
+
+def is_word_export(root: etree._Element) -> bool:
+    """A page Microsoft Word saved as HTML (its ProgId, generator or originator meta says so)."""
+    return any(str(content).startswith(("Word.Document", "Microsoft Word"))
+               for content in root.xpath("//meta[@name='ProgId' or @name='Generator' or @name='Originator']/@content"))
+
+
+def word_title(root: etree._Element, kept: list[Block], drop: dict[int, set[int]]) -> str:
+    """The title of a Word export whose <title> is empty, else ''.
+
+    Word writes the document's Title property as <title>, empty unless someone set it. The title as the author
+    wrote it is then the opening paragraph (`春一番`, `魔術`); Word's heading styles mark the sections of the text
+    (`登場人物`), so the page's first <h1>/<h2> is not its title."""
+    if normalise(" ".join(root.xpath("//title//text()"))):
+        return ""
+    opening = next((text for b in kept for n, (_, text) in enumerate(b.lines)
+                    if n not in drop.get(b.id, ()) and normalise(text)), "").replace("\n", " ")
+    return opening if len(opening) <= WORD_TITLE_CHARS else ""

@@ -202,3 +202,13 @@ def test_real_llama_server_gives_block_probabilities(llama_url):
     # llama-server returns top_logprobs, so these are real probabilities, not just 0/1 votes.
     assert any(0.0 < p < 1.0 for p in probs.values())
     assert client.stats.calls == len(blocks) and client.stats.prompt_tokens > 0
+
+
+def test_a_word_export_without_a_title_is_named_by_its_opening_paragraph_not_its_first_heading():
+    body = ("<body><p class=MsoNormal><b>魔術</b></p><h2>登場人物</h2><p>健太　中学二年生</p>"
+            "<p>健太　今日は、魔術の練習をしよう。</p></body>")
+    word = '<html><head><meta name="ProgId" content="Word.Document"><title>{}</title></head>' + body + "</html>"
+    assert extract_page(word.format(""), "heuristic").title == "魔術"
+    # a title someone set stays, and a page no Word saved keeps its first heading as before
+    assert extract_page(word.format("魔術　脚本集２収録作品"), "heuristic").title == "魔術 脚本集２収録作品"
+    assert extract_page(f"<html><head><title></title></head>{body}</html>", "heuristic").title == "登場人物"
