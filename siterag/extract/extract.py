@@ -5,19 +5,18 @@ No mode lets a model write body text: the LLM only answers with block ids.
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from lxml import etree
 
-from siterag.extract.blocks import (
-    Block,
-    frame_sources,
-    html_to_blocks,
-    normalise,
-    page_title,
-    render_blocks,
-)
+from siterag.codehash import code_hash
+from siterag.extract import blocks as block_splitter
+from siterag.extract import chrome, heuristics
+from siterag.extract import template as site_template
+from siterag.extract.blocks import Block, frame_sources, html_to_blocks, normalise, page_title, render_blocks
 from siterag.extract.chrome import find_chrome
 from siterag.extract.heuristics import Votes, block_votes, heuristic_keep
 from siterag.llm.client import LLMClient, LLMError
@@ -254,3 +253,11 @@ def word_title(root: etree._Element, kept: list[Block], drop: dict[int, set[int]
     opening = next((text for b in kept for n, (_, text) in enumerate(b.lines)
                     if n not in drop.get(b.id, ()) and normalise(text)), "").replace("\n", " ")
     return opening if len(opening) <= WORD_TITLE_CHARS else ""
+
+
+def extraction_key(mode: str, model: str) -> str:
+    """What a cached extraction depends on besides the page: mode, model, and the code with its prompts
+    and thresholds (this module, the voters and the block splitter)."""
+    raw = "|".join([mode, PROMPT_VERSION, model if mode != "heuristic" else "",
+                    code_hash(sys.modules[__name__], heuristics, block_splitter, chrome, site_template)])
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
