@@ -57,7 +57,7 @@ _INDEX_ORDER = {".html": 0, ".htm": 1}
 
 
 _DATE_AT = MACHINE_FIELDS.index("date") + 1
-_ORDER = (*LLM_FIELDS, *MACHINE_FIELDS[:_DATE_AT], "date_precision", *MACHINE_FIELDS[_DATE_AT:])
+_ORDER = (*LLM_FIELDS, "page_title", *MACHINE_FIELDS[:_DATE_AT], "date_precision", *MACHINE_FIELDS[_DATE_AT:])
 _PARTIAL_DATE_RE = re.compile(r"^(\d{4})(-(\d{2}))?$")
 
 
@@ -83,7 +83,7 @@ def write_doc(path: Path, body: str, fields: dict) -> None:
 # checks them and reads a value of the wrong kind as the nearest right one (saying so), never crashing a run.
 TEXT_FIELDS = ("title", "category", "summary", "site", "source", "path", "processed_at", "content_hash", "body_hash",
                "encoding", "extract_mode", "extract_key", "fallback", "metadata_by", "metadata_problem", "date_from",
-               "url", "captured_at", "enrich_key")
+               "url", "captured_at", "enrich_key", "page_title")
 _DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 _TAG_SPLIT_RE = re.compile(r"\s*[,、，]\s*")
 

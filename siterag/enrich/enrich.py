@@ -17,7 +17,7 @@ import sys
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -27,7 +27,8 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
-from siterag.enrich.metadata import content_hash
+from siterag.enrich.metadata import SHARED_TITLE_DOCS, content_hash, opening_lines, own_title
+from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file
 
 SUMMARY_CHARS = 200
@@ -485,6 +486,13 @@ class _Doc:
     path: str  # its page path: what categories go by
     body_hash: str
     target: bool  # to be given machine fields
+    title: str  # its <title>, normalised
+    opening: tuple[str, ...]  # its first lines of text, normalised
+
+
+def _shared(keys: Iterable[str]) -> set[str]:
+    """The non-empty keys that occur SHARED_TITLE_DOCS times or more."""
+    return {key for key, n in Counter(keys).items() if key and n >= SHARED_TITLE_DOCS}
 
 
 def _read_docs(layout: SiteLayout) -> Iterator[tuple[str, dict, str]]:
@@ -543,7 +551,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     # A document whose machine fields an older siterag chose (another enrich_key) is done again, once.
     docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
-                                                         or fields.get("enrich_key") != code))
+                                                         or fields.get("enrich_key") != code),
+                 normalise(str(fields.get("page_title") or fields.get("title") or "")),
+                 tuple(normalise(line) for line in opening_lines(body)))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -551,6 +561,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 "seconds": round(time.perf_counter() - started, 2)}
     (layout.logs / _LEGACY_CACHE).unlink(missing_ok=True)
     categories = structure_categories([d.path for d in docs])
+    shared_titles = _shared(d.title for d in docs)
+    shared_lines = _shared(line for d in docs for line in set(d.opening))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0
@@ -563,8 +575,12 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             fields, body = parsed
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
-            machine = {**machine_fields(body, str(fields.get("title") or ""), stats, facts),
+            page_title = str(fields.get("page_title") or fields.get("title") or "")
+            title = own_title(page_title, body, shared_titles, shared_lines)
+            machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}
+            if title:  # the <title> the page shares with many others stays as page_title
+                machine.update(title=title, page_title=page_title)
             if site.categories:  # the category waits for the embedder: written below
                 new[doc.rel] = machine
                 texts.append(f"{fields.get('title') or ''}\n{machine['summary'] or body[:300]}")

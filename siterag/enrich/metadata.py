@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+from collections.abc import Collection
 
 from siterag.codehash import code_hash
 from siterag.enrich.dates import date_from_name
@@ -62,11 +63,38 @@ TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 def first_line(markdown: str) -> str:
     """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
     `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one; else ''."""
+    lines = opening_lines(markdown, 1)
+    return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS else ""
+
+
+def opening_lines(markdown: str, count: int = 3) -> list[str]:
+    """The first `count` lines of text of a page, without Markdown marks."""
+    found: list[str] = []
     for line in markdown.splitlines():
-        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", line).split())
+        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", line.lstrip("#")).split())
         if text:
-            return text if len(text) <= TITLE_LINE_CHARS else ""
-    return ""
+            found.append(text)
+            if len(found) == count:
+                break
+    return found
+
+
+SHARED_TITLE_DOCS = 3  # a <title> on this many documents of a site names the site or a section, not the page
+
+
+def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_lines: Collection[str]) -> str:
+    """The page's own title where its <title> is one many pages of its site share (`Universal Design of Digital
+    City` on every talk of a symposium): its first opening line that is not a line many pages open with (the
+    symposium's name above each talk), unless the page itself opens with that shared title (the home page).
+    Keys are siterag.extract.blocks.normalise'd; '' when the title stays."""
+    key = normalise(title)
+    if not key or key not in shared_titles:
+        return ""
+    opening = opening_lines(markdown)
+    if any(key == normalise(line) for line in opening):
+        return ""
+    return next((line for line in opening if normalise(line) and normalise(line) not in shared_lines
+                 and len(line) <= TITLE_LINE_CHARS), "")
 
 
 def _metadata_prompt(title: str, markdown: str) -> str:

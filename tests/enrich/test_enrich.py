@@ -322,3 +322,30 @@ def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
     assert "彼は「行こう。」と言った。" in sentences
     assert sentences[-2:] == ["(閉じない括弧。", "次。"]  # brackets that never close: split as before
     assert all(s in text for s in sentences)
+
+
+def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_path):
+    """Every talk of a symposium has the site's <title>: the site pass titles each by its first opening line
+    that does not open many pages (the talk, not the symposium's name above it) and keeps the shared one as
+    page_title. The home page opening with the shared title keeps it; a page with a title of its own keeps it."""
+    talks = {f"talk{i}.md": f"International Symposium on Digital Cities (2001.10.18)\n\n{name}\n\n"
+                            f"{speaker}, University of Kyoto\n\nThe talk is about {name.lower()} in cities."
+             for i, (name, speaker) in enumerate([("Living Wired in a Networked World", "Barry Wellman"),
+                                                  ("Modeling Digital Cities as Social Ecosystems", "Amy Jo Kim"),
+                                                  ("Beyond Heterogeneity", "Toru Ishida")])}
+    pages = {**talks, "index.md": "Universal Design of Digital City\n\nA research project on digital cities.",
+             "own.md": "# Symposium programme\n\nOctober 18, 2001 at Kyoto Research Park."}
+    layout = SiteLayout(tmp_path / "data", "s")
+    for rel, body in pages.items():
+        title = "Symposium programme" if rel == "own.md" else "Universal Design of Digital City"
+        write_doc(layout.corpus / rel, body, {"title": title, "category": "", "tags": [], "summary": "", "site": "s",
+                                              "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
+    enrich_site(layout, site_config(), set(pages))
+    after = docs(layout)
+    assert after["talk0.md"][0]["title"] == "Living Wired in a Networked World"
+    assert after["talk2.md"][0]["title"] == "Beyond Heterogeneity"
+    assert after["talk2.md"][0]["page_title"] == "Universal Design of Digital City"
+    assert after["index.md"][0]["title"] == "Universal Design of Digital City"
+    assert "page_title" not in after["index.md"][0]
+    assert after["own.md"][0]["title"] == "Symposium programme"
+    assert enrich_site(layout, site_config(), set())["enriched"] == 0  # the next run finds nothing to redo
