@@ -164,6 +164,8 @@ _NUMERIC_RE = re.compile(r"(?P<a>\d{1,2})\s*(?P<sep>[./-])\s*(?P<b>\d{1,2})\s*(?
                          r"(?![\d.:/-]*\d)")
 # Year first, all three two digits (`03.04.17`): how Japanese pages shorten a date.
 _YMD_RE = re.compile(r"(?P<y>\d\d)(?P<sep>[./])(?P<m>\d\d)(?P=sep)(?P<d>\d\d)(?![\d.:/-]*\d)")
+# A numbered event's name before its date (`第６回自然劇場`, a link `[第21回自然劇場](#20)`): short, no sentence.
+_NUMBERED_RE = re.compile(r"^\[?第\s*\d{1,4}\s*[回話号部章][^\s\]。、，,：:]{0,16}\]?(?:\([^)\s]*\))?\s+")
 _KANA_RE = re.compile(r"[\u3041-\u30ff]")
 JAPANESE_KANA_SHARE = 0.05  # Japanese prose is ~40% kana; an English page quoting a Japanese name has far less
 _WEEKDAY_RE = re.compile(r"\s*\(\s*(?:[" + _WEEKDAYS_JA + r"](?:曜日?)?(?:\s*[・,/]\s*[" + _WEEKDAYS_JA + r"])?|"
@@ -224,14 +226,18 @@ def parse_date_line(line: str, order: str | None = None) -> DateLine | None:
     `6.29` / `6/29` only before a weekday `(日)`. Leading marks (■, ◆, 【, list-free `*`), emphasis, a heading's
     `#`s and full-width digits are ignored. A weekday after the date — `(日)`, `（土）`, `(Sun)`, `日曜日` — is
     skipped; `rest` is the text after that. `order` ('dmy' / 'mdy', from `numeric_order` of the page) also
-    reads `17/04/03`-style dates, day or month first as it says.
+    reads `17/04/03`-style dates, day or month first as it says. A numbered event's name may come before a full
+    date: `第６回自然劇場 1998年1月31日(土)` (a log of outings, meetings, performances).
     """
     if not _DIGIT_RE.search(line):  # every date has a (day) digit; most lines have none: skip them cheaply
         return None
     text = _clean(line)
+    numbered = _NUMBERED_RE.match(text)
+    if numbered:  # `第６回自然劇場 1998年1月31日(土) 久喜市昭和池`: a numbered event's name, then its full date
+        text = text[numbered.end():]
     for kind, pattern in _DATE_RES:
         match = pattern.match(text)
-        if not match:
+        if not match or (numbered and kind != "full"):
             continue
         groups = match.groupdict()
         year = None

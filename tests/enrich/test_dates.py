@@ -513,3 +513,16 @@ def test_a_page_with_no_text_is_skipped_not_an_empty_document(tmp_path):
     assert (gallery.status, gallery.note) == ("skipped", "empty (no text)")
     assert not (layout.corpus / corpus_map["photogallery/photo16140/real.htm"]).exists()
     assert outcomes["diary.htm"].status == "new"
+
+
+def test_a_numbered_events_name_may_come_before_its_full_date():
+    """A log of outings: `第６回自然劇場 1998年1月31日(土) 久喜市昭和池` opens each entry."""
+    md = ("自然劇場の記録\n\n第６回自然劇場 1998年1月31日(土) 久喜市昭和池\n\n昭和池でカワセミを見た。\n\n"
+          "第７回自然劇場 1998年2月21日(土) 蓮田市黒浜\n\n黒浜沼は風が強かった。\n")
+    found = mark_entries(md)
+    assert [(e.heading, e.date) for e in found.entries] == [
+        ("第６回自然劇場 1998年1月31日(土) 久喜市昭和池", "1998-01-31"),
+        ("第７回自然劇場 1998年2月21日(土) 蓮田市黒浜", "1998-02-21")]
+    assert "## 第６回自然劇場 1998年1月31日(土) 久喜市昭和池" in found.markdown
+    for line in ("第2回の会議は2003年5月4日に開かれた。", "第1回 5月4日(日)", "第１回～第５回"):
+        assert parse_date_line(line) is None, line
