@@ -576,7 +576,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = str(fields.get("page_title") or fields.get("title") or "")
-            title = own_title(page_title, body, shared_titles, shared_lines)
+            title = own_title(page_title, body, shared_titles, shared_lines, doc.path)
             machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Collection
 
 from siterag.codehash import code_hash
-from siterag.enrich.dates import date_from_name
+from siterag.enrich.dates import date_from_name, is_date_line
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -82,19 +82,35 @@ def opening_lines(markdown: str, count: int = 3) -> list[str]:
 SHARED_TITLE_DOCS = 3  # a <title> on this many documents of a site names the site or a section, not the page
 
 
-def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_lines: Collection[str]) -> str:
+def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_lines: Collection[str],
+              path: str = "") -> str:
     """The page's own title where its <title> is one many pages of its site share (`Universal Design of Digital
-    City` on every talk of a symposium): its first opening line that is not a line many pages open with (the
-    symposium's name above each talk), unless the page itself opens with that shared title (the home page).
-    Keys are siterag.extract.blocks.normalise'd; '' when the title stays."""
+    City` on every talk of a symposium): its first opening line that is neither a line many pages open with (the
+    symposium's name above each talk) nor a date, a Japanese title broken over lines joined (`デジタルシティは` /
+    `エコシステム`). The site's home page (`index.html` at the top) and a page opening with the shared title keep
+    it. Keys are siterag.extract.blocks.normalise'd; '' when the title stays."""
     key = normalise(title)
-    if not key or key not in shared_titles:
+    if not key or key not in shared_titles or _HOME_RE.match(path):
         return ""
-    opening = opening_lines(markdown)
-    if any(key == normalise(line) for line in opening):
+    lines = opening_lines(markdown, 8)
+    if any(key == normalise(line) for line in lines[:3]):
         return ""
-    return next((line for line in opening if normalise(line) and normalise(line) not in shared_lines
-                 and len(line) <= TITLE_LINE_CHARS), "")
+    for n, line in enumerate(lines[:3]):
+        if not normalise(line) or normalise(line) in shared_lines or is_date_line(line):
+            continue
+        # a heading broken by <br>: Japanese lines that end in no stop, each short
+        while (n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1])
+               and len(line) + len(lines[n + 1]) <= TITLE_BREAK_CHARS):
+            n += 1
+            line += lines[n]
+        return line if len(line) <= TITLE_LINE_CHARS else ""
+    return ""
+
+
+TITLE_BREAK_CHARS = 40  # a Japanese title broken over lines is this short, joined
+_HOME_RE = re.compile(r"^(index|default|top|home)[^/]*$", re.IGNORECASE)
+_CJK_END_RE = re.compile(r"[\u3041-\u30ff\u4e00-\u9fff]$")
+_CJK_START_RE = re.compile(r"^[\u3041-\u30ff\u4e00-\u9fff]")
 
 
 def _metadata_prompt(title: str, markdown: str) -> str:

@@ -334,6 +334,10 @@ def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_pa
                                                   ("Modeling Digital Cities as Social Ecosystems", "Amy Jo Kim"),
                                                   ("Beyond Heterogeneity", "Toru Ishida")])}
     pages = {**talks, "index.md": "Universal Design of Digital City\n\nA research project on digital cities.",
+             "index-j.md": "科学技術振興機構 戦略的基礎研究推進事業\n\nデジタルシティの研究です。",
+             "kim-j.md": "International Symposium on Digital Cities (2001.10.18)\n\nデジタルシティは  \n"
+                         "エコシステム  \nModeling Digital Cities as Social Ecosystems\n\nエミー ジョ キム",
+             "day.md": "October 18, 2001\n\nKyoto Research Park\n\nThe symposium is free.",
              "own.md": "# Symposium programme\n\nOctober 18, 2001 at Kyoto Research Park."}
     layout = SiteLayout(tmp_path / "data", "s")
     for rel, body in pages.items():
@@ -348,4 +352,7 @@ def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_pa
     assert after["index.md"][0]["title"] == "Universal Design of Digital City"
     assert "page_title" not in after["index.md"][0]
     assert after["own.md"][0]["title"] == "Symposium programme"
+    assert after["kim-j.md"][0]["title"] == "デジタルシティはエコシステム"  # a title broken by <br>, not the date
+    assert after["day.md"][0]["title"] == "Kyoto Research Park"  # a date is no title
+    assert after["index-j.md"][0]["title"] == "Universal Design of Digital City"  # the site's home page
     assert enrich_site(layout, site_config(), set())["enriched"] == 0  # the next run finds nothing to redo
