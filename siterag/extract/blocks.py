@@ -274,7 +274,7 @@ class _Renderer:
                 text_parts.append(flowed)
         md = "".join(md_parts)
         text = "".join(text_parts)
-        if tag == "a" and el.get("href") and text.strip():
+        if tag == "a" and el.get("href") and (text.strip() or md.strip().startswith("![")):  # words or a button
             href = self._url(el.get("href", ""))
             label = clean_text(md).replace("\n", " ")
             text = text.replace("\n", " ")  # one line, as its label

@@ -111,3 +111,11 @@ def test_cells_written_before_a_tables_first_row_are_a_row():
     (table,) = [b for b in html_to_blocks(html, "")[0] if b.kind == "table"]
     assert table.md.splitlines()[0] == "| June 7 | Extended abstract |"
     assert "| June 21 | Author notification |" in table.md and "| August 31 | Full papers |" in table.md
+
+
+def test_an_image_link_without_alt_text_keeps_its_link():
+    """`<a href><img></a>` with no alt: a button or a thumbnail; its target is kept (the play's next part)."""
+    html = ('<html><body><p>第一幕の終わり。</p><p><a href="akatoao2.htm"><img src="image-back.jpg"></a>'
+            '<img src="bns002.gif"> <a href="big.jpg"><img src="small.jpg" alt="森"></a></p></body></html>')
+    blocks = html_to_blocks(html, "")[0]
+    assert blocks[1].md == '[![](image-back.jpg)](akatoao2.htm)![](bns002.gif) [![](small.jpg "森")](big.jpg)'
