@@ -391,10 +391,13 @@ class _Renderer:
             lines = []
             for li in items:
                 md, text = self._inline(li)
-                md, text = clean_text(md).replace("\n", " "), clean_text(text).replace("\n", " ")
+                md, text = clean_text(md), clean_text(text).replace("\n", " ")
                 if md:
                     number += 1
-                    lines.append((f"{number}. {md}" if ordered else f"- {md}", text))
+                    mark = f"{number}. " if ordered else "- "
+                    # an item's <br> lines stay lines: continuation lines indented under the item's text
+                    lines.append((mark + (HARD_BREAK + " " * len(mark)).join(
+                        escape_line_start(line) for line in md.split("\n")), text))
             return lines
 
         self._mixed_list(el, here, item_lines)

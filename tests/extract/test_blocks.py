@@ -119,3 +119,12 @@ def test_an_image_link_without_alt_text_keeps_its_link():
             '<img src="bns002.gif"> <a href="big.jpg"><img src="small.jpg" alt="森"></a></p></body></html>')
     blocks = html_to_blocks(html, "")[0]
     assert blocks[1].md == '[![](image-back.jpg)](akatoao2.htm)![](bns002.gif) [![](small.jpg "森")](big.jpg)'
+
+
+def test_a_list_items_br_lines_stay_lines_under_the_item():
+    """crest's Q readme writes each start-up step as one <li> of <br> lines: they stay lines (continuation
+    lines indented under the item), and a line that would read as a list mark keeps its text."""
+    html = "<html><body><ol><li>Start Q.<br>1. Then run the agent.<br>Then stop.</li><li>Two</li></ol></body></html>"
+    blocks = html_to_blocks(html, "")[0]
+    assert blocks[0].md == "1. Start Q.  \n   1\\. Then run the agent.  \n   Then stop.\n2. Two"
+    assert blocks[0].lines[0][1] == "Start Q. 1. Then run the agent. Then stop."
