@@ -56,7 +56,9 @@ def fallback_metadata(title: str, markdown: str) -> dict:
             "tags": [], "summary": ""}
 
 
-_MD_MARKS_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)|[*_`>|]|\\(?=\S)|\s{2,}$")
+# Images first: a linked image is `[![](a.gif "t")](b.html)`.
+_MD_IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"[^"]*")?\)')
+_MD_MARKS_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)|[*_`>|]|\\(?=\S)|\s{2,}$")
 TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 
 
@@ -69,13 +71,22 @@ def first_line(markdown: str) -> str:
 
 def opening_lines(markdown: str, count: int = 3) -> list[str]:
     """The first `count` lines of text of a page, without Markdown marks."""
-    found: list[str] = []
+    return [text for text, _ in _opening(markdown, count)]
+
+
+def _opening(markdown: str, count: int) -> list[tuple[str, bool]]:
+    """(text, whether the next line of text continues its paragraph) of the first `count` lines of text."""
+    found: list[tuple[str, bool]] = []
     for line in markdown.splitlines():
-        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", line.lstrip("#")).split())
+        if not line.strip() and found:
+            found[-1] = (found[-1][0], False)
+        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line.lstrip("#"))).split())
         if text:
-            found.append(text)
             if len(found) == count:
                 break
+            found.append((text, True))
+    if found:
+        found[-1] = (found[-1][0], found[-1][1] and len(found) == count)
     return found
 
 
@@ -92,21 +103,23 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
     key = normalise(title)
     if not key or key not in shared_titles or _HOME_RE.match(path):
         return ""
-    lines = opening_lines(markdown, 8)
-    if any(key == normalise(line) for line in lines[:3]):
+    lines = _opening(markdown, 8)
+    if any(key == normalise(text) for text, _ in lines[:3]):
         return ""
-    for n, line in enumerate(lines[:3]):
-        if not normalise(line) or normalise(line) in shared_lines or is_date_line(line):
-            continue
-        # a heading broken by <br>: Japanese lines that end in no stop, each short
-        while (n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1])
-               and len(line) + len(lines[n + 1]) <= TITLE_BREAK_CHARS):
+    for n, (line, _) in enumerate(lines[:3]):
+        # a heading broken by <br>: Japanese lines of one paragraph that end in no stop, each short
+        while (lines[n][1] and n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1][0])
+               and len(line) + len(lines[n + 1][0]) <= TITLE_BREAK_CHARS):
             n += 1
-            line += lines[n]
-        return line if len(line) <= TITLE_LINE_CHARS else ""
+            line += lines[n][0]
+        if (normalise(line) and normalise(line) not in shared_lines and not is_date_line(line)
+                and not _NO_TITLE_RE.search(line)):
+            return line if len(line) <= TITLE_LINE_CHARS else ""
     return ""
 
 
+# A line that is no title: an address, or one ending in a particle that opens a sentence (`お問い合わせは`).
+_NO_TITLE_RE = re.compile(r"@|://|[はをが、]$")
 TITLE_BREAK_CHARS = 40  # a Japanese title broken over lines is this short, joined
 _HOME_RE = re.compile(r"^(index|default|top|home)[^/]*$", re.IGNORECASE)
 _CJK_END_RE = re.compile(r"[\u3041-\u30ff\u4e00-\u9fff]$")

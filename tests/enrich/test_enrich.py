@@ -268,6 +268,15 @@ def test_a_page_without_title_or_heading_is_titled_by_its_first_short_line():
     assert fallback_metadata("", "**[心 を 育 て る](kokoro.html)**  \n\n本文")["title"] == "心 を 育 て る"
     assert fallback_metadata("", "とても長い一文で始まるページです、" * 8)["title"] == "untitled"  # a sentence
     assert fallback_metadata("台本", "つばさ")["title"] == "台本"  # its own <title> first
+    # a linked logo is no line of text (it once left `![](index.html)` as the title)
+    assert fallback_metadata("", '[![](logo5.gif "脚本集")](index.html)\n\n脚本の一覧')["title"] == "脚本の一覧"
+
+
+def test_an_own_title_is_no_address_and_no_sentence_opening():
+    from siterag.enrich.metadata import own_title
+
+    md = '[![](logo5.gif "脚本集")](index.html)\n\nお問い合わせは\n\noo-ruri@nifty.com\n\n脚本の一覧'
+    assert own_title("脚本集", md, {"脚本集"}, set()) == "脚本の一覧"  # not the contact line, not the address
 
 
 def test_katakana_words_joined_by_a_middle_dot_are_one_term():
