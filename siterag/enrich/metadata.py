@@ -122,7 +122,7 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
 _NO_TITLE_RE = re.compile(r"@|://|[はをが、]$")
 TITLE_BREAK_CHARS = 40  # a Japanese title broken over lines is this short, joined
 _HOME_RE = re.compile(r"^(index|default|top|home)[^/]*$", re.IGNORECASE)
-_CJK_END_RE = re.compile(r"[\u3041-\u30ff\u4e00-\u9fff]$")
+_CJK_END_RE = re.compile(r"[\u3041-\u309f]$")  # a phrase left open: `デジタルシティは`, `…ネットワークを`
 _CJK_START_RE = re.compile(r"^[\u3041-\u30ff\u4e00-\u9fff]")
 
 
