@@ -161,9 +161,30 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         outside = i < first or i > last or recurring
         if (i in edge or (boilerplate[i] and outside) or is_counter_widget(line.md)
                 or is_navigation(line.md, anchors)
-                or (recurring and _linky(line)) or is_theme_images(line.md)):
+                or (recurring and _linky(line) and _in_menu(lines, i, template)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     return drop
+
+
+def _in_menu(lines: list[Line], i: int, template: Collection[str]) -> bool:
+    """A recurring link line that is a menu's: it holds several links or names a way back (`…・目次`), or it is
+    among the site's template: most lines of its block (a list, a paragraph) are template too (a manual's chapter
+    list, the current chapter unlinked), or — alone in its block (a table cell) — a line next to it is. A name
+    linked on many pages of a site among lines of the page's own (a member list's `[石田 亨](ishida-j.html)`
+    between `**石田研究室**` and the lab's other members) is the page's text."""
+    links = _links(lines[i].md)
+    if len(links) > 1 or any(_NAV_TOKEN_RE.search(label) for label, _ in links):
+        return True
+    keys = [line.key for line in lines if line.block == lines[i].block and line.key]
+    if len(keys) > 1:
+        return 2 * sum(key in template for key in keys) > len(keys)
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines) and not lines[j].key:
+            j += step
+        if 0 <= j < len(lines) and lines[j].key in template:
+            return True
+    return False
 
 
 def _dressed(lines: list[Line], part: range, boilerplate: list[bool]) -> bool:

@@ -273,3 +273,24 @@ def test_a_plays_recurring_first_and_last_lines_stay_but_a_header_with_a_link_go
 ])
 def test_reprint_notices_are_boilerplate(line, expected):
     assert is_boilerplate_line(line) is expected
+
+
+def test_a_name_linked_on_many_pages_stays_in_the_pages_own_list_but_a_menu_and_a_way_back_go():
+    """The project leader is linked from every research page's member list: a recurring link line. In the
+    member table (one cell per line, between a lab's name and its other members) it is the page's text; the
+    site's menu (recurring link lines next to each other) and a recurring `…・目次` link still go."""
+    toc = '<p><a href="mokuji.html">日記・目次 タイトルの本文にジャンプできます</a></p>'
+    def research(i: int) -> str:
+        return (f"<html><body>{MENU}{toc}<p>研究テーマ{i}の概要です。{'かきくけこ' * (i + 3)}の研究を進めています。</p>"
+                f"<p>メンバー</p><p><a href='ishida.html'>石田 亨</a></p><p>研究員{i}</p></body></html>")
+    pages = {f"r{i}.html": research(i) for i in range(1, 5)}
+    pages["members.html"] = ("<html><body>" + MENU + "<table><tr><td>京都大学 情報学研究科</td></tr>"
+                             "<tr><td><b>石田研究室</b></td></tr><tr><td><a href='ishida.html'>石田 亨</a></td></tr>"
+                             "<tr><td><a href='nakanishi.html'>中西 英之</a></td></tr>"
+                             "<tr><td><b>美濃研究室</b></td></tr></table></body></html>")
+    template = template_of(pages)
+    md = extract_page(pages["members.html"], "heuristic", template=template).markdown
+    assert "[石田 亨](ishida.html)" in md and "中西 英之" in md
+    assert "ホーム" not in md and "掲示板" not in md
+    md = extract_page(pages["r2.html"], "heuristic", template=template).markdown
+    assert "研究テーマ2" in md and "ジャンプできます" not in md and "ホーム" not in md
