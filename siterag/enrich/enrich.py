@@ -111,7 +111,7 @@ def dialogue_lines(units: list[str]) -> set[int]:
     """The units (`_prose_lines`) of a script page that are spoken lines; empty when the page is not a script.
     A speaker is a name (no digits, not after a mark: `１月`, `■埼玉県` head a list's items) with two lines or
     more, most of them sentences (`投稿者 なな`, `タイトル Re: …` are a log's fields)."""
-    speakers = [m.group(1) or m.group(2) if (m := _SPEAKER_RE.match(unit)) else None for unit in units]
+    speakers = [_speaker(unit) or None for unit in units]
     lines: dict[str, list[str]] = {}
     for name, unit in zip(speakers, units, strict=True):
         if name and name[0].isalpha() and not any(map(str.isdigit, name)):
@@ -388,7 +388,32 @@ class PageFacts:
 def page_facts(body: str) -> PageFacts:
     """Terms and sentences of one body (the tokenising: the costly part)."""
     sentences = page_sentences(body)
-    return PageFacts(page_terms(body), sentences, quotable(sentences))
+    return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences))
+
+
+def term_source(body: str) -> str:
+    """The text a page's tags are chosen from: the body; a play's spoken lines reduced to their speaker. Its
+    characters and what the stage directions name are what the play is about; the words its characters say
+    (`ハゲ`, `ママ`, `兄ちゃん`) are not."""
+    units = _prose_lines(body)
+    spoken = dialogue_lines(units)
+    if not spoken:
+        return body
+    cast = {_speaker(units[i]) for i in spoken}
+    out = []
+    for line in body.splitlines():
+        name = _speaker(HARD_BREAK_RE.sub("", line.strip()))
+        out.append(name if name in cast else line)
+    return "\n".join(out)
+
+
+def _speaker(unit: str) -> str:
+    """The speaker's name a line opens with (`生徒 ここ。`), else ''."""
+    match = _SPEAKER_RE.match(_BOLD_NAME_RE.sub(r"\2", unit))
+    return (match.group(1) or match.group(2)) if match else ""
+
+
+_BOLD_NAME_RE = re.compile(r"^(\*\*|__)([^*_\s]{1,10})\1(?=[ 　])")  # `**知輝** 斉藤先生じゃないですか。`
 
 
 def encode_facts(facts: PageFacts) -> tuple[str, str, bytes]:

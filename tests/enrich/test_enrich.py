@@ -323,6 +323,16 @@ def test_a_plays_summary_quotes_its_stage_directions_not_its_dialogue():
         assert dialogue_lines(_prose_lines(page)) == set(), page
 
 
+def test_a_plays_tags_are_its_characters_and_what_its_stage_directions_name_not_what_they_say():
+    from siterag.enrich.enrich import term_source
+
+    script = SCRIPT + "\n\n**葵** ハゲ頭の先生が来るよ。\n\n**摩耶** ハゲって言わないの。\n"
+    source = term_source(script)
+    assert "ハゲ" not in source and "思ったより広い" not in source
+    assert "\n葵\n" in source and "\n摩耶\n" in source and "演劇部の活動場所" in source
+    assert term_source("今日はハゲ山に登った。\n") == "今日はハゲ山に登った。\n"  # not a play: the whole body
+
+
 def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
     text = ("Microsoft はこのフォーマットを、グレイマップ (アンチエイリアス。各ピクセルが白と黒だけでなく、多数の灰色の"
             "中間調を表す) フォントをサポートするために拡張しています。彼は「行こう。」と言った。(閉じない括弧。次。")
