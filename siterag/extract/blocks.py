@@ -214,6 +214,21 @@ _PIXELS_RE = re.compile(r"\s*(\d+)\s*(?:px)?\s*$")
 SPACER_PIXELS = 4  # an image this thin is layout (a spacer GIF, a rule), never a picture
 
 
+_FLOAT_RE = re.compile(r"^\s*(?:left|right)\s*;|float\s*:\s*(?:left|right)", re.IGNORECASE)
+
+
+def _is_floated(img: etree._Element) -> bool:
+    """An image floated left or right of the text (`align`, CSS `float`)."""
+    return bool(_FLOAT_RE.search(f"{img.get('align', '')};{img.get('style', '')}"))
+
+
+def _floated_image(link: etree._Element) -> bool:
+    """A link around nothing but one floated image (a thumbnail beside the text, opening the photo)."""
+    children = [c for c in link if isinstance(c.tag, str)]
+    return len(children) == 1 and children[0].tag == "img" and _is_floated(children[0]) and not (
+        (link.text or "").strip() or (children[0].tail or "").strip())
+
+
 def _is_spacer(img: etree._Element) -> bool:
     """A spacer or rule image: width or height of at most SPACER_PIXELS (set in its attributes)."""
     for name in ("width", "height"):
@@ -239,6 +254,7 @@ class _Renderer:
         self.blocks: list[Block] = []
         self._md: list[str] = []
         self._text: list[str] = []
+        self._floats: list[str] = []  # images floated beside the paragraph being read (see _inline)
         self._path = ""
 
     # -- inline content -------------------------------------------------
@@ -247,8 +263,10 @@ class _Renderer:
         url = urljoin(self.base_url, url) if self.base_url and url else url
         return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")  # a valid Markdown destination
 
-    def _inline(self, el: etree._Element) -> tuple[str, str]:
-        """Markdown and plain text of an inline element (with its children)."""
+    def _inline(self, el: etree._Element, floats: list[str] | None = None) -> tuple[str, str]:
+        """Markdown and plain text of an inline element (with its children). With `floats` (a paragraph's run),
+        an image floated left or right (`align`, CSS `float`) goes there instead: it stands beside the text, and
+        in the text it would cut a sentence (`首から上![](KOWA0227_small.JPG)の部分が亜麻色に`)."""
         tag = el.tag if isinstance(el.tag, str) else ""
         md_parts: list[str] = []
         text_parts: list[str] = []
@@ -259,13 +277,19 @@ class _Renderer:
                 return "", ""
             alt = clean_text(el.get("alt", "")).replace("\n", " ")
             src = self._url(el.get("src", ""))
+            if floats is not None and _is_floated(el):
+                floats.append(image_md(src, alt))
+                return "", ""
             return image_md(src, alt), alt
+        outer = floats
+        if tag == "a":
+            floats = None  # a linked image keeps its link (the link goes to `floats` when it is a floated image)
         if el.text:
             flowed = flow_text(el.text)
             md_parts.append(escape_text(flowed))
             text_parts.append(flowed)
         for child in el:
-            cmd, ctext = self._inline(child)
+            cmd, ctext = self._inline(child, floats)
             md_parts.append(cmd)
             text_parts.append(ctext)
             if child.tail:
@@ -279,6 +303,9 @@ class _Renderer:
             label = clean_text(md).replace("\n", " ")
             text = text.replace("\n", " ")  # one line, as its label
             md = f"[{label}]({href})" if not href.lower().startswith("javascript:") else label
+            if outer is not None and not text.strip() and _floated_image(el):
+                outer.append(md)
+                return "", ""
         elif tag in ("b", "strong") and text.strip() and md.strip() and "\n" not in md.strip():
             md = _wrapped(md, "" if md.strip().startswith("**") else "**")
         elif tag in ("i", "em") and text.strip():
@@ -289,24 +316,25 @@ class _Renderer:
 
     # -- paragraph runs ------------------------------------------------
     def _flush(self) -> None:
-        if not self._md:
+        floats, self._floats = self._floats, []
+        if not self._md and not floats:
             return
         md = "".join(self._md)
         if "**" in md:
             md = _NESTED_BOLD_RE.sub(r"**\1**", _GLUED_BOLD_RE.sub("", _EMPTY_EMPHASIS_RE.sub("", md)))
         text = "".join(self._text)
         self._md, self._text = [], []
-        if not md.strip():  # every line would clean to nothing
-            return
         # Two or more <br> in a row separate paragraphs in <br>-only pages.
         md_parts = _PARA_BREAK_RE.split(md) if "\n" in md else [md]
         text_parts = _PARA_BREAK_RE.split(text) if "\n" in text else [text]
         if len(md_parts) != len(text_parts):
             md_parts, text_parts = [md], [text]
-        for part_md, part_text in zip(md_parts, text_parts, strict=True):
-            lines = _paired_lines(part_md, part_text)
-            if not lines:
-                continue
+        parts = [lines for part_md, part_text in zip(md_parts, text_parts, strict=True)
+                 if (lines := _paired_lines(part_md, part_text))] if md.strip() else []
+        if floats:  # the paragraph's floated images: a line of their own at its end, out of its sentences
+            image = " ".join(floats)
+            parts = parts[:-1] + [parts[-1] + [(image, "")]] if parts else [[(image, "")]]
+        for lines in parts:
             ptext = "\n".join(t for _, t in lines if t)
             kind = "para" if ptext else "image"
             self._add(kind, ptext, join_lines([m for m, _ in lines]), lines)
@@ -316,7 +344,7 @@ class _Renderer:
         self.blocks.append(Block(len(self.blocks), kind, text, md, self._path, link_chars, lines or []))
 
     def _run(self, el: etree._Element) -> None:
-        md, text = self._inline(el)
+        md, text = self._inline(el, self._floats)
         self._md.append(md)
         self._text.append(text)
 

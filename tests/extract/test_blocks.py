@@ -128,3 +128,15 @@ def test_a_list_items_br_lines_stay_lines_under_the_item():
     blocks = html_to_blocks(html, "")[0]
     assert blocks[0].md == "1. Start Q.  \n   1\\. Then run the agent.  \n   Then stop.\n2. Two"
     assert blocks[0].lines[0][1] == "Start Q. 1. Then run the agent. Then stop."
+
+
+def test_an_image_floated_beside_the_text_leaves_the_sentence_whole():
+    """`<img align=left>` (or a link around one, a thumbnail opening its photo) stands beside the paragraph: it
+    goes to a line of its own at the paragraph's end instead of cutting a sentence; an inline image stays."""
+    html = ('<html><body><p>首から上<a href="K.JPG"><img src="K_small.JPG" align="left"></a>の部分が亜麻色に'
+            '変わる。<img src="face.gif">ね。</p><p><img src="b.jpg" style="float: right"></p></body></html>')
+    blocks = html_to_blocks(html, "")[0]
+    assert [(b.kind, b.md) for b in blocks] == [
+        ("para", "首から上の部分が亜麻色に変わる。![](face.gif)ね。  \n[![](K_small.JPG)](K.JPG)"),
+        ("image", "![](b.jpg)")]
+    assert blocks[0].text == "首から上の部分が亜麻色に変わる。ね。"
