@@ -140,6 +140,8 @@ def parse_html(html: str) -> etree._Element:
                                                                                 remove_pis=True))
     except (etree.ParserError, ValueError):
         root = lxml.html.document_fromstring("<html><body></body></html>")
+    for table in _form_grids(root):
+        _drop_keep_tail(table)
     for tag in DROP_TAGS:
         for el in root.iter(tag):
             if el.getparent() is not None:
@@ -148,6 +150,25 @@ def parse_html(html: str) -> etree._Element:
         if el.getparent() is not None and el.tag not in ("html", "body"):
             _drop_keep_tail(el)
     return root
+
+
+_CONTROLS_XPATH = etree.XPath("//input[not(@type) or translate(@type, 'HIDEN', 'hiden') != 'hidden'] | //textarea"
+                               " | //select")
+FORM_LABEL_CHARS = 40  # a form grid's rows hold field labels at most this long
+
+
+def _form_grids(root: etree._Element) -> list[etree._Element]:
+    """Tables that lay out a form's fields: the innermost table around a visible control (a text box, a text
+    area, a list) whose every row is short — labels (`■名前 || Name`) and fields, UI rather than text. A layout
+    table that also holds the page's text around a search box is none."""
+    grids: dict[int, etree._Element] = {}
+    for control in _CONTROLS_XPATH(root):
+        table = next(control.iterancestors("table"), None)
+        if table is None or id(table) in grids:
+            continue
+        if all(len(clean_text(row.text_content())) <= FORM_LABEL_CHARS for row in table.iter("tr")):
+            grids[id(table)] = table
+    return list(grids.values())
 
 
 def _drop_keep_tail(el: etree._Element) -> None:

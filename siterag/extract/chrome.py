@@ -55,6 +55,7 @@ class Line:
     md: str
     text: str
     key: str  # template key ('' for a line without words)
+    box: str = ""  # the element holding its block: a table cell, a div, the body (see container)
 
 
 def _links(md: str) -> list[tuple[str, str]]:
@@ -132,10 +133,25 @@ def _linky(line: Line) -> bool:
 
 def page_lines(blocks: list[Block]) -> list[Line]:
     """Every line of the page in order (tables, headings and <pre> are one line each)."""
-    return [Line(b.id, n, md, text, line_key(text)) for b in blocks for n, (md, text) in enumerate(b.lines)]
+    return [Line(b.id, n, md, text, line_key(text), container(b.path))
+            for b in blocks for n, (md, text) in enumerate(b.lines)]
 
 
-def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collection[str] = ()) -> set[tuple[int, int]]:
+_BOXES = {"body", "div", "td", "th", "tr", "table", "form", "center", "section", "article", "main", "aside",
+          "header", "footer", "nav", "blockquote", "dl", "ul", "ol", "frameset", "noframes"}
+
+
+def container(path: str) -> str:
+    """The element that holds a block, from its path (`body>div>div>p` → `body>div>div`): the path up to its
+    last box (a cell, a div, a list); paragraphs, headings and inline wrappers (font, b, span) are no boxes."""
+    parts = path.split(">")
+    while parts and parts[-1] not in _BOXES:
+        parts.pop()
+    return ">".join(parts)
+
+
+def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collection[str] = (),
+                 site_wide: Collection[str] = ()) -> set[tuple[int, int]]:
     """(block id, line no) of the lines that are chrome."""
     drop: set[tuple[int, int]] = set()
     own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
@@ -149,9 +165,14 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     tail = _footer(lines, template, boilerplate, last)
     # The edges: from the page's start to its last template line before its own text, and from the first template
     # line after its own text to the end (logos and spacer images there go with them).
-    head = range(lead[-1] + 1) if lead else range(0)
-    foot = range(tail[0], len(lines)) if tail else range(0)
-    edge = {i for part in (head, foot) if _dressed(lines, part, boilerplate) for i in part}
+    # Each edge reaches as far as the site's header or footer is built like one (see _built): recurring plain
+    # lines between it and the page's own text, in the box that holds that text, are the page's.
+    head = range(lead[-1] + 1 if lead else 0)
+    built = [i for i in head if _built(lines[i], boilerplate[i], site_wide, lines[first].box if own else "")]
+    edge = set(range(built[-1] + 1)) if built else set()
+    foot = range(tail[0] if tail else len(lines), len(lines))
+    built = [i for i in foot if _built(lines[i], boilerplate[i], site_wide, lines[last].box if own else "")]
+    edge |= set(range(built[0], len(lines))) if built else set()
     if not own:
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
     for i, line in enumerate(lines):
@@ -163,6 +184,13 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
                 or is_navigation(line.md, anchors)
                 or (recurring and _linky(line) and _in_menu(lines, i, template)) or is_theme_images(line.md)):
             drop.add((line.block, line.no))
+    # a heading of the site's template left last (`## その他のメニュー` above a menu that went) heads nothing
+    for line in reversed(lines):
+        if (line.block, line.no) in drop or not line.key:
+            continue
+        if not (line.md.startswith("#") and line.key in template):
+            break
+        drop.add((line.block, line.no))
     return drop
 
 
@@ -187,12 +215,13 @@ def _in_menu(lines: list[Line], i: int, template: Collection[str]) -> bool:
     return False
 
 
-def _dressed(lines: list[Line], part: range, boilerplate: list[bool]) -> bool:
-    """A page edge built like a site's header or footer: it holds a link or an image (a menu, a logo, a button, a
-    counter) or a copyright line.
-    An edge of plain recurring text only is the page's own (a play's title and `登場人物` above its cast, `暗転`
-    and `続く` after its last line: words many pages of a site share, written on each page by its author)."""
-    return any("](" in lines[i].md or boilerplate[i] for i in part)
+def _built(line: Line, boilerplate: bool, site_wide: Collection[str], text_box: str) -> bool:
+    """A line that marks a site's header or footer: a link or an image (a menu, a logo, a button, a counter), a
+    copyright line, a line on at least half of the site's pages, or one outside the box that holds the page's
+    text next to it (a footer's own cell, a BBS's notice table). Recurring plain text in the box of the page's
+    text is its author's: a play's title and `登場人物` above its cast, `暗転` / `続く` after its last line, a
+    research project's references and contact at the end of each of its pages."""
+    return "](" in line.md or boilerplate or line.key in site_wide or line.box != text_box
 
 
 def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool], last: int) -> list[int]:
@@ -221,10 +250,12 @@ class Chrome:
     stamps: list[str] = field(default_factory=list)  # its own counter / copyright / "last updated" lines dropped
 
 
-def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collection[str] = ()) -> Chrome:
-    """The chrome of a page split into blocks, given the site's template keys and the page's anchor names."""
+def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collection[str] = (),
+                site_wide: Collection[str] = ()) -> Chrome:
+    """The chrome of a page split into blocks, given the site's template keys (`site_wide`: those on at least half
+    of the site's pages) and the page's anchor names."""
     lines = page_lines(blocks)
-    drop = chrome_lines(lines, template, anchors)
+    drop = chrome_lines(lines, template, anchors, site_wide)
     out: dict[int, set[int]] = {}
     for block, no in drop:
         out.setdefault(block, set()).add(no)

@@ -186,7 +186,8 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     if not blocks:
         return Extraction("", title, "empty")
     anchors = {str(a) for a in root.xpath("//a/@name | //*/@id")}
-    chrome_found = find_chrome(blocks, template, anchors)
+    template, site_wide = site_template.split_template(template)
+    chrome_found = find_chrome(blocks, template, anchors, site_wide)
     drop = chrome_found.drop
     own = {b.id for b in blocks if len(drop.get(b.id, ())) < len(b.lines)}
     result = Extraction("", title, mode, blocks=len(blocks), frames=frames, visible_chars=chrome_found.visible,

@@ -25,6 +25,7 @@ from siterag.layout import atomic_write, read_saved
 from siterag.normalize.sanitize import prepare_html
 
 MIN_FAMILIES = 3  # a line on pages of this many families is template: nobody writes a sentence three times
+SITE_WIDE = "!"  # marks a template key on at least half of the site's page families (recurring_keys)
 UNITS_FILE = ".siterag-units.json"  # per normalized page: its line keys and family signature (cache)
 
 
@@ -71,19 +72,34 @@ def page_units(html: str) -> PageUnits:
 
 
 def recurring_keys(pages: Iterable[PageUnits], min_families: int = MIN_FAMILIES) -> set[str]:
-    """Keys that occur on pages of at least `min_families` families."""
-    families: dict[str, set[str]] = {}
-    template: set[str] = set()
+    """Keys that occur on pages of at least `min_families` families; one on at least half of the site's families
+    (its header, menu, footer: the site's own template, not a few pages' shared lines) carries SITE_WIDE."""
+    families: dict[str, str | set[str]] = {}  # a key's one family, or its families once it has two (memory)
+    signatures: set[str] = set()
     for page in pages:
+        sig = page.signature
+        signatures.add(sig)
         for key in page.keys:
-            if key in template:
-                continue
-            seen = families.setdefault(key, set())
-            seen.add(page.signature)
-            if len(seen) >= min_families:
-                template.add(key)
-                del families[key]
-    return template
+            seen = families.get(key)
+            if seen is None:
+                families[key] = sig
+            elif isinstance(seen, set):
+                seen.add(sig)
+            elif seen != sig:
+                families[key] = {seen, sig}
+    return {key + SITE_WIDE if 2 * len(seen) >= len(signatures) else key
+            for key, seen in families.items() if isinstance(seen, set) and len(seen) >= min_families}
+
+
+def split_template(template: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(every template key, the site-wide ones) of a page's template keys, without the SITE_WIDE marks."""
+    keys, wide = set(), set()
+    for key in template:
+        if key.endswith(SITE_WIDE):
+            key = key[:-len(SITE_WIDE)]
+            wide.add(key)
+        keys.add(key)
+    return keys, wide
 
 
 def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list[str]]:
@@ -105,8 +121,8 @@ def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list
         units[rel] = PageUnits(tuple(entry["keys"]), entry["sig"])
     if fresh != cache:
         atomic_write(cache_path, json.dumps(fresh, separators=(",", ":")))
-    template = recurring_keys(units.values())
-    canon = {k: k for k in template}  # one string per template line, shared by every page's list (memory)
+    # one string per template line, shared by every page's list (memory), marked when site-wide
+    canon = {k.removesuffix(SITE_WIDE): k for k in recurring_keys(units.values())}
     return {rel: sorted(canon[k] for k in page.keys if k in canon) for rel, page in units.items()}
 
 

@@ -140,3 +140,15 @@ def test_an_image_floated_beside_the_text_leaves_the_sentence_whole():
         ("para", "首から上の部分が亜麻色に変わる。![](face.gif)ね。  \n[![](K_small.JPG)](K.JPG)"),
         ("image", "![](b.jpg)")]
     assert blocks[0].text == "首から上の部分が亜麻色に変わる。ね。"
+
+
+def test_a_forms_field_grid_is_no_text_but_a_layout_table_around_a_search_box_is():
+    """A BBS's post form: a table of field labels (`■名前 || Name`) and text boxes is UI. A layout table that
+    holds the page's text and a search box keeps its text."""
+    grid = ('<form><table><tr><td>■名前 || Name</td><td>■題名 || Title</td></tr><tr><td><input name=a></td>'
+            '<td><input name=b></td></tr><tr><td><textarea></textarea></td></tr></table></form>')
+    layout = ("<table><tr><td><input name=q> 検索</td></tr><tr><td>今日は一日中、庭の草むしりをしていた。"
+              "夕方には雨が降り出したので、残りは明日に回すことにした。</td></tr></table>")
+    text = " ".join(b.text for b in html_to_blocks(f"<html><body>{grid}{layout}</body></html>", "")[0])
+    assert "Name" not in text and "Title" not in text
+    assert "草むしり" in text and "検索" in text

@@ -254,14 +254,16 @@ def test_a_plays_recurring_first_and_last_lines_stay_but_a_header_with_a_link_go
                         for n in range(3) for c in "ABC")
         return (f"<html><body>{header}<p><b>春の芝居</b></p><p>登場人物</p>{cast}{lines}"
                 f"<p>暗転</p><p>続く</p></body></html>")
-    pages = {f"s{i}.html": script(i) for i in range(1, 5)}
+    diary = {f"d{i}.html": f"<html><body><p>{i}月の日記です。{'さしすせそ' * (i + 2)}と書いた。</p></body></html>"
+             for i in range(1, 11)}  # the site holds more than plays: their words are on a few of its pages
+    pages = {**diary, **{f"s{i}.html": script(i) for i in range(1, 5)}}
     pages["list.html"] = "<html><body><p>上演した脚本の一覧です。</p><p><b>春の芝居</b></p></body></html>"
     pages["more.html"] = "<html><body><p><b>春の芝居</b></p><p>再演の記録です。</p></body></html>"
     md = extract_page(pages["s2.html"], "heuristic", template=template_of(pages)).markdown
     for line in ("春の芝居", "登場人物", "人物2A", "暗転", "続く"):
         assert line in md, line
     menu = '<p>七つ森</p><p><a href="index.html">ホーム</a> <a href="daihon.html">脚本</a></p>'
-    pages = {f"s{i}.html": script(i, menu) for i in range(1, 5)}
+    pages = {**diary, **{f"s{i}.html": script(i, menu) for i in range(1, 5)}}
     md = extract_page(pages["s2.html"], "heuristic", template=template_of(pages)).markdown
     assert "七つ森" not in md and "ホーム" not in md and "人物2A" in md
 
@@ -294,3 +296,30 @@ def test_a_name_linked_on_many_pages_stays_in_the_pages_own_list_but_a_menu_and_
     assert "ホーム" not in md and "掲示板" not in md
     md = extract_page(pages["r2.html"], "heuristic", template=template).markdown
     assert "研究テーマ2" in md and "ジャンプできます" not in md and "ホーム" not in md
+
+
+def test_recurring_plain_lines_after_the_text_stay_in_its_box_and_go_in_a_box_of_their_own():
+    """A research project's pages end with the same references and contact, in the box of their text: the
+    page's. A BBS's notice, repeated in a table of its own below the posts, and the site's footer are not."""
+    contact = "<h4>連絡先：</h4><p>京都大学 社会情報学専攻 中西英之 nakanishi at i.kyoto-u.ac.jp</p>"
+    notice = "<table><tr><td>掲示板へようこそ！日本語でも英語でも書き込めます。</td></tr></table>"
+    def project(i: int) -> str:
+        return (f"<html><body>{MENU}<div><p>研究{i}の説明です。{'たちつてと' * (i + 3)}を調べました。</p>{contact}"
+                f"</div>{notice}{FOOTER}</body></html>")
+    pages = {f"p{i}.html": project(i) for i in range(1, 5)}
+    pages.update({f"o{i}.html": f"<html><body>{MENU}<p>ほかのページ{i}です。{'なにぬねの' * (i + 8)}</p>{FOOTER}"
+                  f"</body></html>" for i in range(1, 6)})
+    md = extract_page(pages["p2.html"], "heuristic", template=template_of(pages)).markdown
+    assert "研究2の説明" in md and "連絡先" in md and "nakanishi at i.kyoto-u.ac.jp" in md
+    assert "掲示板へようこそ" not in md and "Copyright" not in md and "ホーム" not in md
+
+
+def test_a_template_heading_left_last_goes_with_the_menu_it_headed():
+    """A manual's pages end with `## その他のメニュー` over a list of the other menus' pages: the list goes as
+    the site's menu, and the heading, left with nothing under it, goes too."""
+    others = ('<h2>その他のメニュー</h2><ul><li><a href="file.html">ファイル</a></li>'
+              '<li><a href="edit.html">編集</a></li></ul>')
+    pages = {f"m{i}.html": f"<html><body><h1>メニュー{i}</h1><p>{'メニューの説明' * (i + 2)}です。</p>{others}"
+                           f"</body></html>" for i in range(1, 6)}
+    md = extract_page(pages["m3.html"], "heuristic", template=template_of(pages)).markdown
+    assert "メニューの説明" in md and "その他のメニュー" not in md and "ファイル" not in md
