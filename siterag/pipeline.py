@@ -20,7 +20,9 @@ from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
 from siterag.enrich.dates import dates_key, mark_entries, numeric_order, stamp_date
 from siterag.enrich.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.enrich.quality import check_page, find_duplicates, log_lines
+from siterag.extract.blocks import normalise
 from siterag.extract.extract import extract_page, extraction_key
+from siterag.index.chunking import plain_text
 from siterag.index.index import DocHead, IndexedDoc, doc_head
 from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file, read_saved
 from siterag.llm.client import LLMClient
@@ -304,8 +306,8 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     calls_before = client.stats.calls if client else 0
     result = extract_page(html, site.extract_mode, client, base_url="", template=frozenset(template or ()))
     extracted = time.perf_counter()
-    no_text = result.mode not in ("frameset", "empty") and not result.markdown.strip()
-    if no_text:  # nothing of its own rendered (a photo-gallery part: thumbnails of a page shown elsewhere)
+    no_text = result.mode not in ("frameset", "empty") and not normalise(plain_text(result.markdown))
+    if no_text:  # no words of its own (a photo-gallery part: thumbnails of a page shown elsewhere; a photo page)
         result.mode = "empty"
     if result.mode in ("frameset", "empty"):
         out_path.unlink(missing_ok=True)

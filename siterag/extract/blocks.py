@@ -58,7 +58,7 @@ def join_lines(lines: list[str]) -> str:
     return HARD_BREAK.join(lines)
 
 
-_BLOCK_START_RE = re.compile(r"^(\d{1,9})([.)])(?=\s)|^([#>+\-*])(?=\s)")
+_BLOCK_START_RE = re.compile(r"^(\d{1,9})([.)])(?=\s|$)|^([#>+\-*])(?=\s|$)")
 
 
 def escape_line_start(md: str) -> str:

@@ -42,6 +42,8 @@ _NAV_WORDS = re.compile(
     r"次(へ|のページ)?|前(へ|のページ)?|next|prev(ious)?|上へ|ページ(の)?(先頭|トップ)(へ)?|english|japanese|日本語|"
     r"英語|return|go|to|the|page|ページ|site|サイト|に|へ|戻|る)+")
 
+# `内部ページに戻る`, `Back to Internal Top Page` (not `Back to the Future`)
+_BACK_RE = re.compile(r"(?:戻る|もどる|戻ります)$|^(?:backto|returnto).*(?:top|home|index|menu|page)$")
 _NAV_TOKEN_RE = re.compile(r"(?<![A-Za-z])(?:top|home|back|index|menu)(?![A-Za-z])|"
                            r"トップ|ホーム|戻る|もどる|目次|メニュー", re.IGNORECASE)
 
@@ -113,14 +115,15 @@ def is_navigation(md: str, anchors: Collection[str] = ()) -> bool:
         return False
     if all(_in_page(href, anchors) for _, href in links):
         return True
-    plain = [bool(normalise(label) and _NAV_WORDS.fullmatch(normalise(label))) or _in_page(href, anchors)
-             for label, href in links]
+    plain = [bool(normalise(label) and (_NAV_WORDS.fullmatch(normalise(label)) or _BACK_RE.search(normalise(label))))
+             or _in_page(href, anchors) for label, href in links]
     if all(plain):
         return True
-    # A bar with a plain HOME / TOP link whose other links name where they go: `[演劇をめぐる対話TOP(…)]
-    # [HOME]`, `[TOP](#top) [Home「七つ森」]`.
-    return any(plain) and len(links) > 1 and all(
-        ok or _NAV_TOKEN_RE.search(label) for ok, (label, _) in zip(plain, links, strict=True))
+    # A bar with a plain HOME / TOP link whose other links name where they go (`[演劇をめぐる対話TOP(…)]
+    # [HOME]`, `[TOP](#top) [Home「七つ森」]`), or three links or more around one: `― [エレメント(L) メニュー](…)
+    # ― [目次](overview.html) ― [チュートリアル](…) ―`. (`[HOME] [Robot Wars 2002]` is a home link and a page's.)
+    return any(plain) and len(links) > 1 and (len(links) > 2 or all(
+        ok or _NAV_TOKEN_RE.search(label) for ok, (label, _) in zip(plain, links, strict=True)))
 
 
 def _linky(line: Line) -> bool:

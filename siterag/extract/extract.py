@@ -186,7 +186,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     if not blocks:
         return Extraction("", title, "empty")
     anchors = {str(a) for a in root.xpath("//a/@name | //*/@id")}
-    template, site_wide = site_template.split_template(template)
+    template, site_wide, site_known = site_template.split_template(template)
     chrome_found = find_chrome(blocks, template, anchors, site_wide)
     drop = chrome_found.drop
     own = {b.id for b in blocks if len(drop.get(b.id, ())) < len(b.lines)}
@@ -215,10 +215,10 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
             probs = judge_blocks(client, title, uncertain, int(JUDGE_SHARE * estimate_tokens(html)))
             result.llm_calls = client.stats.calls - calls_before
             # Where the site's template is known the heuristic keeps every own block; the model may only drop.
-            keep = hybrid_keep(blocks, votes, probs, own, set(own) if chrome_found.template_lines else None)
+            keep = hybrid_keep(blocks, votes, probs, own, set(own) if site_known else None)
         except LLMError as exc:
             result.fallback = exc.reason
-    if keep is None and chrome_found.template_lines and mode != "llm":
+    if keep is None and site_known and mode != "llm":
         # The site showed what its template is, and it is gone: what is left is the page's own text, all of it.
         keep = set(own)
         result.mode = "heuristic" if mode == "heuristic" or result.fallback else mode

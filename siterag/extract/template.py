@@ -26,6 +26,7 @@ from siterag.normalize.sanitize import prepare_html
 
 MIN_FAMILIES = 3  # a line on pages of this many families is template: nobody writes a sentence three times
 SITE_WIDE = "!"  # marks a template key on at least half of the site's page families (recurring_keys)
+SITE_KNOWN = "*"  # in a page's template keys: its site has a template (on other pages if not on this one)
 UNITS_FILE = ".siterag-units.json"  # per normalized page: its line keys and family signature (cache)
 
 
@@ -91,15 +92,18 @@ def recurring_keys(pages: Iterable[PageUnits], min_families: int = MIN_FAMILIES)
             for key, seen in families.items() if isinstance(seen, set) and len(seen) >= min_families}
 
 
-def split_template(template: Iterable[str]) -> tuple[set[str], set[str]]:
-    """(every template key, the site-wide ones) of a page's template keys, without the SITE_WIDE marks."""
-    keys, wide = set(), set()
+def split_template(template: Iterable[str]) -> tuple[set[str], set[str], bool]:
+    """(every template key, the site-wide ones, whether the site has a template) of a page's template keys."""
+    keys, wide, known = set(), set(), False
     for key in template:
+        if key == SITE_KNOWN:
+            known = True
+            continue
         if key.endswith(SITE_WIDE):
             key = key[:-len(SITE_WIDE)]
             wide.add(key)
         keys.add(key)
-    return keys, wide
+    return keys, wide, known or bool(keys)
 
 
 def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list[str]]:
@@ -123,7 +127,8 @@ def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list
         atomic_write(cache_path, json.dumps(fresh, separators=(",", ":")))
     # one string per template line, shared by every page's list (memory), marked when site-wide
     canon = {k.removesuffix(SITE_WIDE): k for k in recurring_keys(units.values())}
-    return {rel: sorted(canon[k] for k in page.keys if k in canon) for rel, page in units.items()}
+    known = [SITE_KNOWN] if canon else []  # every page says whether its site has a template at all
+    return {rel: known + sorted(canon[k] for k in page.keys if k in canon) for rel, page in units.items()}
 
 
 def folder_template(folder: Path) -> dict[str, list[str]]:

@@ -513,6 +513,13 @@ def test_a_page_with_no_text_is_skipped_not_an_empty_document(tmp_path):
     assert (gallery.status, gallery.note) == ("skipped", "empty (no text)")
     assert not (layout.corpus / corpus_map["photogallery/photo16140/real.htm"]).exists()
     assert outcomes["diary.htm"].status == "new"
+    # on a site whose template is known every block of the page's own is kept, its linked photo too: still no text
+    from siterag.extract.template import SITE_KNOWN
+
+    known = {rel: [SITE_KNOWN] for rel in select.pages}
+    outcomes = {o.path: o for o in process_batch(layout, site, select.pages, corpus_map, manifest, None, False, "",
+                                                 templates=known)}
+    assert outcomes["photogallery/photo16140/real.htm"].note == "empty (no text)"
 
 
 def test_a_numbered_events_name_may_come_before_its_full_date():
