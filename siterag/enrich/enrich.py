@@ -27,7 +27,7 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
-from siterag.enrich.metadata import SHARED_TITLE_DOCS, content_hash, opening_lines, own_title
+from siterag.enrich.metadata import SHARED_TITLE_DOCS, content_hash, opening_lines, own_title, stale_title
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file
 
@@ -513,11 +513,12 @@ class _Doc:
     target: bool  # to be given machine fields
     title: str  # its <title>, normalised
     opening: tuple[str, ...]  # its first lines of text, normalised
+    borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
 
 
-def _shared(keys: Iterable[str]) -> set[str]:
-    """The non-empty keys that occur SHARED_TITLE_DOCS times or more."""
-    return {key for key, n in Counter(keys).items() if key and n >= SHARED_TITLE_DOCS}
+def _shared(keys: Iterable[str], times: int = SHARED_TITLE_DOCS) -> set[str]:
+    """The non-empty keys that occur `times` times or more."""
+    return {key for key, n in Counter(keys).items() if key and n >= times}
 
 
 def _read_docs(layout: SiteLayout) -> Iterator[tuple[str, dict, str]]:
@@ -578,7 +579,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
                                                          or fields.get("enrich_key") != code),
                  normalise(str(fields.get("page_title") or fields.get("title") or "")),
-                 tuple(normalise(line) for line in opening_lines(body)))
+                 tuple(normalise(line) for line in opening_lines(body)),
+                 not stale_title(str(fields.get("page_title") or fields.get("title") or ""), body))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -587,6 +589,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     (layout.logs / _LEGACY_CACHE).unlink(missing_ok=True)
     categories = structure_categories([d.path for d in docs])
     shared_titles = _shared(d.title for d in docs)
+    # a title two pages hold, which one's text bears out and the other's does not: copied with the page
+    copied_titles = _shared((d.title for d in docs), 2) & {d.title for d in docs if d.borne_out}
     shared_lines = _shared(line for d in docs for line in set(d.opening))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
@@ -601,7 +605,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = str(fields.get("page_title") or fields.get("title") or "")
-            title = own_title(page_title, body, shared_titles, shared_lines, doc.path)
+            title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
             machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Collection
 
 from siterag.codehash import code_hash
-from siterag.enrich.dates import date_from_name, is_date_line
+from siterag.enrich.dates import date_from_name, parse_date_line
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -58,6 +58,7 @@ def fallback_metadata(title: str, markdown: str) -> dict:
 
 # Images first: a linked image is `[![](a.gif "t")](b.html)`.
 _MD_IMAGE_RE = re.compile(r'!\[[^\]]*\]\([^)\s]*(?:\s+"[^"]*")?\)')
+_MD_LINKS_RE = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _MD_MARKS_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)|[*_`>|]|\\(?=\S)|\s{2,}$")
 TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 
@@ -74,13 +75,24 @@ def opening_lines(markdown: str, count: int = 3) -> list[str]:
     return [text for text, _ in _opening(markdown, count)]
 
 
+def _plain(line: str) -> str:
+    """A Markdown line's text: no images, link labels only, no marks."""
+    return " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line.lstrip("#"))).split())
+
+
+def _date_only(line: str) -> bool:
+    """A line that is a date and little else (`October 18, 2001`, `2002.8.2(金)`), which names no page."""
+    found = parse_date_line(line)
+    return bool(found) and len(normalise(found.rest)) < 2
+
+
 def _opening(markdown: str, count: int) -> list[tuple[str, bool]]:
     """(text, whether the next line of text continues its paragraph) of the first `count` lines of text."""
     found: list[tuple[str, bool]] = []
     for line in markdown.splitlines():
         if not line.strip() and found:
             found[-1] = (found[-1][0], False)
-        text = " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line.lstrip("#"))).split())
+        text = _plain(line)
         if text:
             if len(found) == count:
                 break
@@ -94,32 +106,49 @@ SHARED_TITLE_DOCS = 3  # a <title> on this many documents of a site names the si
 
 
 def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_lines: Collection[str],
-              path: str = "") -> str:
-    """The page's own title where its <title> is one many pages of its site share (`Universal Design of Digital
-    City` on every talk of a symposium): its first opening line that is neither a line many pages open with (the
+              path: str = "", copied_titles: Collection[str] = ()) -> str:
+    """The page's own title where its <title> does not name it: one many pages of its site share (`Universal
+    Design of Digital City` on every talk of a symposium), or one copied from another page that the page's text
+    does not bear out (a nature walk in Hokkaido saved from the Yakushima page, still titled `自然紀行 九州 屋久島
+    夏`: see stale_title). It is the first opening line that is neither a line many pages open with (the
     symposium's name above each talk) nor a date, a Japanese title broken over lines joined (`デジタルシティは` /
-    `エコシステム`). The site's home page (`index.html` at the top) and a page opening with the shared title keep
-    it. Keys are siterag.extract.blocks.normalise'd; '' when the title stays."""
+    `エコシステム`). The site's home page (`index.html` at the top) and a page opening with its title keep it.
+    Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two pages hold, one of which bears it
+    out); '' when the title stays."""
     key = normalise(title)
-    if not key or key not in shared_titles or _HOME_RE.match(path):
+    if not key or _HOME_RE.match(path) or not (
+            key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
         return ""
     lines = _opening(markdown, 8)
     if any(key == normalise(text) for text, _ in lines[:3]):
         return ""
+    raw = [line for line in markdown.splitlines() if _plain(line)][:len(lines)]  # the lines of `lines`
+    links_only = [not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))) for line in raw]
     for n, (line, _) in enumerate(lines[:3]):
         # a heading broken by <br>: Japanese lines of one paragraph that end in no stop, each short
         while (lines[n][1] and n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1][0])
-               and len(line) + len(lines[n + 1][0]) <= TITLE_BREAK_CHARS):
+               and len(line) + len(lines[n + 1][0]) <= TITLE_BREAK_CHARS and "。" not in lines[n + 1][0]):
             n += 1
             line += lines[n][0]
-        if (normalise(line) and normalise(line) not in shared_lines and not is_date_line(line)
-                and not _NO_TITLE_RE.search(line)):
+        if (normalise(line) and normalise(line) not in shared_lines and not _date_only(line)
+                and not _NO_TITLE_RE.search(line) and not links_only[n]):
             return line if len(line) <= TITLE_LINE_CHARS else ""
     return ""
 
 
-# A line that is no title: an address, or one ending in a particle that opens a sentence (`お問い合わせは`).
-_NO_TITLE_RE = re.compile(r"@|://|[はをが、]$")
+# A line that is no title: an address, a sentence (`…いただきたいと思っています。`), one ending in a particle that
+# opens a sentence (`お問い合わせは`), a field (`Room: 2736, …`, `会場：…`).
+_NO_TITLE_RE = re.compile(r"@|://|[はをが、。]$|^(?:[A-Za-z][A-Za-z .]{0,12}|[^\s:：]{1,3})[:：]")
+_TITLE_PARTS_RE = re.compile(r"[\s・「」『』()（）\-－―~～:：,、。!！?？/|]+")
+
+
+def stale_title(title: str, markdown: str) -> bool:
+    """A title most of whose words (its parts between spaces and punctuation, 2 characters or more) the page's
+    text never mentions: `自然紀行 九州 屋久島 夏` over a walk in Hokkaido."""
+    parts = [part for part in _TITLE_PARTS_RE.split(title) if len(part) >= 2]
+    return bool(parts) and 2 * sum(part in markdown for part in parts) < len(parts)
+
+
 TITLE_BREAK_CHARS = 40  # a Japanese title broken over lines is this short, joined
 _HOME_RE = re.compile(r"^(index|default|top|home)[^/]*$", re.IGNORECASE)
 _CJK_END_RE = re.compile(r"[\u3041-\u309f]$")  # a phrase left open: `デジタルシティは`, `…ネットワークを`

@@ -375,3 +375,25 @@ def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_pa
     assert after["day.md"][0]["title"] == "Kyoto Research Park"  # a date is no title
     assert after["index-j.md"][0]["title"] == "Universal Design of Digital City"  # the site's home page
     assert enrich_site(layout, site_config(), set())["enriched"] == 0  # the next run finds nothing to redo
+
+
+def test_a_title_copied_with_the_page_gives_way_where_the_text_does_not_bear_it_out(tmp_path):
+    """The Hokkaido walk was saved from the Yakushima page and kept its <title>: two pages hold it, the
+    Yakushima page's text bears it out and the Hokkaido page's does not, so that one is titled by its heading.
+    Two translations sharing a title, neither text naming all of it, both keep it."""
+    pages = {
+        "yakushima.md": ("自然紀行 九州 屋久島 夏", "九州 屋久島\n\n屋久島で縄文杉を見た。九州の夏は暑い。"),
+        "hokkaido.md": ("自然紀行 九州 屋久島 夏", "北海道 ウトナイ湖、霧多布湿原\n\nウトナイ湖でハクチョウを見た。"),
+        "home-e.md": ("Home Page of Satoshi KOIZUMI", "My Profile\n\nI study digital cities."),
+        "home-j.md": ("Home Page of Satoshi KOIZUMI", "プロフィール\n\nデジタルシティを研究しています。"),
+    }
+    layout = SiteLayout(tmp_path / "data", "s")
+    for rel, (title, body) in pages.items():
+        write_doc(layout.corpus / rel, body, {"title": title, "category": "", "tags": [], "summary": "", "site": "s",
+                                              "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
+    enrich_site(layout, site_config(), set(pages))
+    after = docs(layout)
+    assert after["hokkaido.md"][0]["title"] == "北海道 ウトナイ湖、霧多布湿原"
+    assert after["hokkaido.md"][0]["page_title"] == "自然紀行 九州 屋久島 夏"
+    assert after["yakushima.md"][0]["title"] == "自然紀行 九州 屋久島 夏"
+    assert after["home-j.md"][0]["title"] == after["home-e.md"][0]["title"] == "Home Page of Satoshi KOIZUMI"
