@@ -579,7 +579,8 @@ def mark_entries(markdown: str, name_date: str | None = None) -> Entries:
     Dates: see YearContext (month-day dates take their year from the nearest preceding full date, else from
     `name_date`); a date range (`2003.12.28(日)～2003.12.30(火)`) is dated by its start; an unreadable typo
     (`2002.111(日)`) is an entry without a date. The document date is the first dated entry's (`date_from`
-    'entry'), else `name_date` ('name'), else `content_date` ('content'), else None.
+    'entry'), else `name_date` ('name') unless a content date makes its year or month precise, else
+    `content_date` ('content'), else None.
     """
     lines = markdown.splitlines()
     blocks = _paragraphs(lines)
@@ -623,7 +624,9 @@ def mark_entries(markdown: str, name_date: str | None = None) -> Entries:
 
 
 def _without_entries(markdown: str, name_date: str | None) -> Entries:
-    if name_date:
+    """The date of a page without diary entries: its name's, else its content's; a content date that makes a
+    name's year or month precise (`shiretoko2002` showing `2002.8.9(金)～8.12(月)`) is taken instead."""
+    found = content_date(markdown) if not name_date or len(name_date) < 10 else None
+    if name_date and not (found and found.startswith(name_date)):
         return Entries(markdown, [], name_date, "name")
-    found = content_date(markdown)
     return Entries(markdown, [], found, "content" if found else None)

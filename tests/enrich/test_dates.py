@@ -195,9 +195,13 @@ def test_entry_level_follows_the_last_heading_before_the_first_entry():
 
 
 def test_one_date_line_is_not_a_diary_and_the_date_falls_back_to_name_then_content():
+    """The name's date, made precise by a content date inside it; else the content's."""
     one = "# お知らせ\n\n2003.6.30(月)\n\n公演のお知らせです。\n"
-    found = mark_entries(one, "2003-06")
-    assert found.markdown == one and found.entries == [] and (found.date, found.date_from) == ("2003-06", "name")
+    found = mark_entries(one, "2003-06")  # the page shows the day of the name's month: the precise date
+    assert found.markdown == one and found.entries == [] and (found.date, found.date_from) == ("2003-06-30", "content")
+    assert (mark_entries(one, "2003-05").date, mark_entries(one, "2003-05").date_from) == ("2003-05", "name")
+    assert mark_entries(one, "2003-06-01").date == "2003-06-01"  # a name's full date stays
+    assert mark_entries("# 知床\n\n2002.8.9(金)～8.12(月)\n\n知床へ。\n", "2002").date == "2002-08-09"
     assert (mark_entries(one).date, mark_entries(one).date_from) == ("2003-06-30", "content")
     late = "# t\n\n" + "\n\n".join(f"段落{i}。" for i in range(25)) + "\n\n2003.6.30(月)\n"
     assert mark_entries(late).date is None and content_date(late, 40) == "2003-06-30"
