@@ -394,17 +394,20 @@ def page_facts(body: str) -> PageFacts:
 def term_source(body: str) -> str:
     """The text a page's tags are chosen from: the body; a play's spoken lines reduced to their speaker. Its
     characters and what the stage directions name are what the play is about; the words its characters say
-    (`ハゲ`, `ママ`, `兄ちゃん`) are not."""
+    (`ハゲ`, `ママ`, `兄ちゃん`) are not. The label of a field (`投稿者 ： 越智`, `E-Mail: …`) is no word of the
+    page's either: a log or a form writes it on every entry."""
     units = _prose_lines(body)
     spoken = dialogue_lines(units)
-    if not spoken:
-        return body
     cast = {_speaker(units[i]) for i in spoken}
     out = []
     for line in body.splitlines():
-        name = _speaker(HARD_BREAK_RE.sub("", line.strip()))
-        out.append(name if name in cast else line)
+        name = _speaker(HARD_BREAK_RE.sub("", line.strip())) if cast else ""
+        out.append(name if name in cast else _FIELD_LABEL_RE.sub("", line))
     return "\n".join(out)
+
+
+# A field's label at a line's start: `投稿者 ： `, `投稿者名：`, `E-Mail: `, `■題名：` (short, then a colon).
+_FIELD_LABEL_RE = re.compile(r"^[\s*_>■□◆●・-]*[^\s\d:：*_/]{1,6}\s*[:：](?!//)\s*(?=\S)")
 
 
 def _speaker(unit: str) -> str:

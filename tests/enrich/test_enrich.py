@@ -331,6 +331,9 @@ def test_a_plays_tags_are_its_characters_and_what_its_stage_directions_name_not_
     assert "ハゲ" not in source and "思ったより広い" not in source
     assert "\n葵\n" in source and "\n摩耶\n" in source and "演劇部の活動場所" in source
     assert term_source("今日はハゲ山に登った。\n") == "今日はハゲ山に登った。\n"  # not a play: the whole body
+    # a log's field labels are no words of the page; a time or an address is not a field
+    log = "投稿者 ： 越智\n投稿者名：SHIGE\nE-Mail: shige@example.jp\n時刻は10:30です。\nhttp://example.jp/\n"
+    assert term_source(log) == "越智\nSHIGE\nshige@example.jp\n時刻は10:30です。\nhttp://example.jp/\n"
 
 
 def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
