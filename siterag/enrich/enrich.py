@@ -403,7 +403,7 @@ def term_source(body: str) -> str:
     for line in body.splitlines():
         name = _speaker(HARD_BREAK_RE.sub("", line.strip())) if cast else ""
         out.append(name if name in cast else _FIELD_LABEL_RE.sub("", line))
-    return "\n".join(out)
+    return "\n".join(out) + ("\n" if body.endswith("\n") else "")
 
 
 # A field's label at a line's start: `投稿者 ： `, `投稿者名：`, `E-Mail: `, `■題名：` (short, then a colon).
