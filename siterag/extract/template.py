@@ -6,9 +6,11 @@ template; text unique to a page is content. A family is a page with its copies a
 older version of a script, `index.htm` next to `index.html`): pages whose longest line is the same. Counting
 families rather than pages keeps a copied page from turning its own text into template.
 
-Whether a recurring line is dropped is decided on the page (siterag.extract.extract): at the page's edges (header, side
-menu, footer) it is; inside the text only when it is a link, a counter or a copyright line, so a heading that
-recurs inside the body ("登場人物", "あらすじ") stays.
+Whether a recurring line is dropped is decided on the page (siterag.extract.chrome): at the page's edges (header,
+side menu, footer) as far as they are built like one (links, images, copyright lines, lines on half the site's
+families — marked SITE_WIDE here —, lines outside the box of the page's text); inside the text only when it is a
+menu's link, a counter or a copyright line, so a heading that recurs inside the body ("登場人物", "あらすじ")
+stays.
 """
 
 from __future__ import annotations
