@@ -327,12 +327,13 @@ class SiteStats:
     sentence_df: Counter[str] = field(default_factory=Counter)
 
     def common(self, sentences: list[str]) -> set[str]:
-        """Those of `sentences` that belong to the site's template: on 3 or more pages and on 5% of them, or on
-        every page of a site of 2-3 (a page and its copy, page.htm and page.bak, share their sentences)."""
+        """Those of `sentences` that other pages share, which say nothing of this one: on 3 or more pages (the
+        site's template, a section's banner above each of its talks), or on every page of a site of 2-3 (a page
+        and its copy, page.htm and page.bak, share their sentences)."""
         out = set()
         for s in sentences:
             n = self.sentence_df.get(sentence_key(s), 0)
-            if (n >= 3 and n * 20 >= self.docs) or (n >= 2 and n == self.docs):
+            if n >= 3 or (n >= 2 and n == self.docs):
                 out.add(s)
         return out
 

@@ -559,10 +559,14 @@ def page_title(root: etree._Element) -> str:
     """The page's <title>, else its first heading, else ''."""
     for xpath in ("//title", "//h1", "//h2"):
         for el in root.xpath(xpath):
-            text = clean_text(el.text_content()).replace("\n", " ")
+            # a <title> is text even where it holds tags (`sfddiff -- …プログラム</A>`: a page's slip): they go
+            text = clean_text(_TAG_RE.sub("", el.text_content())).replace("\n", " ")
             if text:
                 return text
     return ""
+
+
+_TAG_RE = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
 def render_blocks(blocks: list[Block], keep: set[int], drop_lines: dict[int, set[int]] | None = None) -> str:

@@ -157,6 +157,17 @@ def test_summary_keeps_to_200_characters_and_skips_the_site_template():
     assert choose_summary(sentences, [], common) == "夏休みの脚本を公開しました。登場人物は太郎と花子の二人です。"
 
 
+def test_a_sentence_three_pages_share_is_no_pages_summary_however_big_the_site():
+    """A symposium's name above each of its 9 talks, on a site of 350 pages, says nothing of one talk."""
+    from collections import Counter
+
+    from siterag.enrich.enrich import SiteStats, sentence_key
+
+    banner, own = "International Workshop on Massively Multi-Agent Systems.", "Agents serve millions of users."
+    stats = SiteStats(docs=350, sentence_df=Counter({sentence_key(banner): 9, sentence_key(own): 1}))
+    assert stats.common([banner, own]) == {banner}
+
+
 def test_category_from_folder_file_family_or_top():
     assert family("nikki0107.html") == "nikki" and family("live20150725.htm") == "live"
     assert family("pic2004062001.html") == "pic" and family("daihon-yuki1.htm") == "daihon"

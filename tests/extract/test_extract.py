@@ -212,3 +212,8 @@ def test_a_word_export_without_a_title_is_named_by_its_opening_paragraph_not_its
     # a title someone set stays, and a page no Word saved keeps its first heading as before
     assert extract_page(word.format("魔術　脚本集２収録作品"), "heuristic").title == "魔術 脚本集２収録作品"
     assert extract_page(f"<html><head><title></title></head>{body}</html>", "heuristic").title == "登場人物"
+
+
+def test_a_title_holding_a_stray_tag_is_text():
+    html = "<html><head><title>sfddiff -- 比較プログラム</A></title></head><body><p>本文です。</p></body></html>"
+    assert extract_page(html, "heuristic").title == "sfddiff -- 比較プログラム"
