@@ -561,9 +561,16 @@ def page_title(root: etree._Element) -> str:
         for el in root.xpath(xpath):
             # a <title> is text even where it holds tags (`sfddiff -- …プログラム</A>`: a page's slip): they go
             text = clean_text(_TAG_RE.sub("", el.text_content())).replace("\n", " ")
-            if text:
+            if text and not _PLACEHOLDER_TITLE_RE.fullmatch(text):
                 return text
     return ""
+
+
+# An editor's default title, which names no page: FrontPage's 新しいページ 1, Dreamweaver's 無題ドキュメント /
+# Untitled Document, PowerPoint's スライド タイトルなし.
+_PLACEHOLDER_TITLE_RE = re.compile(r"(?:新しいページ|new page)\s*\d*|無題(?:ドキュメント)?|"
+                                   r"untitled(?: document)?\s*\d*|スライド\s*タイトルなし|no title|document",
+                                   re.IGNORECASE)
 
 
 _TAG_RE = re.compile(r"</?[A-Za-z][^<>]*>")

@@ -217,3 +217,11 @@ def test_a_word_export_without_a_title_is_named_by_its_opening_paragraph_not_its
 def test_a_title_holding_a_stray_tag_is_text():
     html = "<html><head><title>sfddiff -- 比較プログラム</A></title></head><body><p>本文です。</p></body></html>"
     assert extract_page(html, "heuristic").title == "sfddiff -- 比較プログラム"
+
+
+@pytest.mark.parametrize("placeholder", ["新しいページ 1", "無題ドキュメント", "Untitled Document",
+                                         "スライド タイトルなし"])
+def test_an_editors_default_title_names_no_page(placeholder):
+    html = (f"<html><head><title>{placeholder}</title></head><body><h1>ありあけすみれ</h1><p>本文です。</p>"
+            "</body></html>")
+    assert extract_page(html, "heuristic").title == "ありあけすみれ"
