@@ -181,7 +181,7 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     blocks, root = html_to_blocks(html, base_url)
     title = page_title(root)
     frames = frame_sources(root)
-    if frames:
+    if frames or root.find(".//frameset") is not None:  # an empty frameset: a script redirects (PowerPoint)
         return Extraction("", title, "frameset", blocks=0, frames=frames)
     if not blocks:
         return Extraction("", title, "empty")

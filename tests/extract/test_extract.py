@@ -225,3 +225,13 @@ def test_an_editors_default_title_names_no_page(placeholder):
     html = (f"<html><head><title>{placeholder}</title></head><body><h1>ありあけすみれ</h1><p>本文です。</p>"
             "</body></html>")
     assert extract_page(html, "heuristic").title == "ありあけすみれ"
+
+
+def test_a_frameset_without_frames_is_no_page_of_text():
+    """PowerPoint's HTML export: a script redirects to the slides, the <frameset> holds only its "no frames"
+    notice; that notice is no text of the page."""
+    html = ("<html><head><title>座標系</title><script>window.location.replace('x.files/slide0001.htm')</script>"
+            "</head><frameset><noframes><body><p>このページはフレームを使っていますが、お使いのブラウザはフレームを"
+            "サポートしていません。</p></body></noframes></frameset></html>")
+    result = extract_page(html, "heuristic")
+    assert result.mode == "frameset" and result.markdown == "" and result.frames == []
