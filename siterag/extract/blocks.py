@@ -142,6 +142,9 @@ def parse_html(html: str) -> etree._Element:
         root = lxml.html.document_fromstring("<html><body></body></html>")
     for table in _form_grids(root):
         _drop_keep_tail(table)
+    for el in _SYMBOL_FONT_XPATH(root):  # Word's bullets: `l` in the Wingdings font shows ●
+        if el.text and len(el.text.strip()) == 1:
+            el.text = el.text.replace(el.text.strip(), _WINGDINGS.get(el.text.strip(), "・"))
     for tag in DROP_TAGS:
         for el in root.iter(tag):
             if el.getparent() is not None:
@@ -152,6 +155,8 @@ def parse_html(html: str) -> etree._Element:
     return root
 
 
+_SYMBOL_FONT_XPATH = etree.XPath("//*[contains(@style, 'Wingdings') or contains(@face, 'Wingdings')]")
+_WINGDINGS = {"l": "●", "n": "■", "u": "◆", "q": "❑", "v": "❖", "§": "▪", "Ø": "➢", "ü": "✓", "·": "・"}
 _CONTROLS_XPATH = etree.XPath("//input[not(@type) or translate(@type, 'HIDEN', 'hiden') != 'hidden'] | //textarea"
                                " | //select")
 FORM_LABEL_CHARS = 40  # a form grid's rows hold field labels at most this long

@@ -152,3 +152,9 @@ def test_a_forms_field_grid_is_no_text_but_a_layout_table_around_a_search_box_is
     text = " ".join(b.text for b in html_to_blocks(f"<html><body>{grid}{layout}</body></html>", "")[0])
     assert "Name" not in text and "Title" not in text
     assert "草むしり" in text and "検索" in text
+
+
+def test_a_word_bullet_in_wingdings_is_a_bullet_not_a_letter():
+    html = ("<html><body><p class=MsoNormal><span style='font-family:Wingdings'>l<span style='font:7.0pt'>"
+            "&nbsp;&nbsp; </span></span>クライアントが表示する画像データ</p></body></html>")
+    assert html_to_blocks(html, "")[0][0].md == "● クライアントが表示する画像データ"
