@@ -120,8 +120,8 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
             key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
         return ""
     lines = _opening(markdown, 8)
-    if any(key == normalise(text) for text, _ in lines[:3]):
-        return ""
+    if any(key == normalise(text) and key not in shared_lines for text, _ in lines[:3]):
+        return ""  # the page itself opens with its title (a banner many pages open with does not count)
     raw = [line for line in markdown.splitlines() if _plain(line)][:len(lines)]  # the lines of `lines`
     links_only = [not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))) for line in raw]
     for n, (line, _) in enumerate(lines[:3]):

@@ -358,17 +358,17 @@ def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
 
 
 def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_path):
-    """Every talk of a symposium has the site's <title>: the site pass titles each by its first opening line
-    that does not open many pages (the talk, not the symposium's name above it) and keeps the shared one as
-    page_title. The home page opening with the shared title keeps it; a page with a title of its own keeps it."""
-    talks = {f"talk{i}.md": f"International Symposium on Digital Cities (2001.10.18)\n\n{name}\n\n"
+    """Every talk of a symposium has the site's <title>, and shows it as a banner above the talk: the site pass
+    titles each by its first opening line that does not open many pages (the talk, not the banner) and keeps the
+    shared one as page_title. The home page keeps it; a page with a title of its own keeps it."""
+    talks = {f"talk{i}.md": f"Universal Design of Digital City\n\n{name}\n\n"
                             f"{speaker}, University of Kyoto\n\nThe talk is about {name.lower()} in cities."
              for i, (name, speaker) in enumerate([("Living Wired in a Networked World", "Barry Wellman"),
                                                   ("Modeling Digital Cities as Social Ecosystems", "Amy Jo Kim"),
                                                   ("Beyond Heterogeneity", "Toru Ishida")])}
     pages = {**talks, "index.md": "Universal Design of Digital City\n\nA research project on digital cities.",
              "index-j.md": "科学技術振興機構 戦略的基礎研究推進事業\n\nデジタルシティの研究です。",
-             "kim-j.md": "International Symposium on Digital Cities (2001.10.18)\n\nデジタルシティは  \n"
+             "kim-j.md": "Universal Design of Digital City\n\nデジタルシティは  \n"
                          "エコシステム  \nModeling Digital Cities as Social Ecosystems\n\nエミー ジョ キム",
              "day.md": "October 18, 2001\n\nKyoto Research Park\n\nThe symposium is free.",
              "own.md": "# Symposium programme\n\nOctober 18, 2001 at Kyoto Research Park."}
