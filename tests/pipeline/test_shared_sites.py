@@ -23,7 +23,7 @@ def test_japanese_pages_extract_to_clean_japanese(shared_sites, site, share):
         pages += 1
         assert mojibake_signs(result.markdown + result.title) == 0, (path, det)
         text = result.markdown + result.title
-        if any(ord(c) > 0x3000 for c in text):
+        if sum(ord(c) > 0x3000 for c in text) >= 10:  # Japanese text (an English page may hold a stray `～`)
             japanese += 1
             assert japanese_score(text) > 0.6, (path, det)
     assert pages > 100 and japanese > share * pages
