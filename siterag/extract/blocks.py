@@ -7,6 +7,7 @@ chosen blocks comes verbatim from the page.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
@@ -566,7 +567,7 @@ def page_title(root: etree._Element) -> str:
         for el in root.xpath(xpath):
             # a <title> is text even where it holds tags (`sfddiff -- …プログラム</A>`: a page's slip): they go
             text = clean_text(_TAG_RE.sub("", el.text_content())).replace("\n", " ")
-            if text and not _PLACEHOLDER_TITLE_RE.fullmatch(text):
+            if text and not _PLACEHOLDER_TITLE_RE.fullmatch(unicodedata.normalize("NFKC", text)):
                 return text
     return ""
 

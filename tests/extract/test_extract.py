@@ -220,7 +220,7 @@ def test_a_title_holding_a_stray_tag_is_text():
 
 
 @pytest.mark.parametrize("placeholder", ["新しいページ 1", "無題ドキュメント", "Untitled Document",
-                                         "スライド タイトルなし"])
+                                         "スライド タイトルなし", "ｽﾗｲﾄﾞ ﾀｲﾄﾙなし"])
 def test_an_editors_default_title_names_no_page(placeholder):
     html = (f"<html><head><title>{placeholder}</title></head><body><h1>ありあけすみれ</h1><p>本文です。</p>"
             "</body></html>")
