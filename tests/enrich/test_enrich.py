@@ -357,6 +357,16 @@ def test_a_stop_inside_brackets_or_a_quote_does_not_end_the_sentence():
     assert all(s in text for s in sentences)
 
 
+def enriched(tmp_path: Path, pages: dict[str, tuple[str, str]]) -> tuple[SiteLayout, dict]:
+    """A site of documents (path -> (title, body)) after the site pass: its layout and its documents."""
+    layout = SiteLayout(tmp_path / "data", "s")
+    for rel, (title, body) in pages.items():
+        write_doc(layout.corpus / rel, body, {"title": title, "category": "", "tags": [], "summary": "", "site": "s",
+                                              "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
+    enrich_site(layout, site_config(), set(pages))
+    return layout, docs(layout)
+
+
 def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_path):
     """Every talk of a symposium has the site's <title>, and shows it as a banner above the talk: the site pass
     titles each by its first opening line that does not open many pages (the talk, not the banner) and keeps the
@@ -372,13 +382,8 @@ def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_pa
                          "エコシステム  \nModeling Digital Cities as Social Ecosystems\n\nエミー ジョ キム",
              "day.md": "October 18, 2001\n\nKyoto Research Park\n\nThe symposium is free.",
              "own.md": "# Symposium programme\n\nOctober 18, 2001 at Kyoto Research Park."}
-    layout = SiteLayout(tmp_path / "data", "s")
-    for rel, body in pages.items():
-        title = "Symposium programme" if rel == "own.md" else "Universal Design of Digital City"
-        write_doc(layout.corpus / rel, body, {"title": title, "category": "", "tags": [], "summary": "", "site": "s",
-                                              "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
-    enrich_site(layout, site_config(), set(pages))
-    after = docs(layout)
+    layout, after = enriched(tmp_path, {rel: ("Symposium programme" if rel == "own.md" else
+                                              "Universal Design of Digital City", body) for rel, body in pages.items()})
     assert after["talk0.md"][0]["title"] == "Living Wired in a Networked World"
     assert after["talk2.md"][0]["title"] == "Beyond Heterogeneity"
     assert after["talk2.md"][0]["page_title"] == "Universal Design of Digital City"
@@ -401,12 +406,7 @@ def test_a_title_copied_with_the_page_gives_way_where_the_text_does_not_bear_it_
         "home-e.md": ("Home Page of Satoshi KOIZUMI", "My Profile\n\nI study digital cities."),
         "home-j.md": ("Home Page of Satoshi KOIZUMI", "プロフィール\n\nデジタルシティを研究しています。"),
     }
-    layout = SiteLayout(tmp_path / "data", "s")
-    for rel, (title, body) in pages.items():
-        write_doc(layout.corpus / rel, body, {"title": title, "category": "", "tags": [], "summary": "", "site": "s",
-                                              "path": rel.replace(".md", ".html"), "metadata_by": "machine"})
-    enrich_site(layout, site_config(), set(pages))
-    after = docs(layout)
+    _, after = enriched(tmp_path, pages)
     assert after["hokkaido.md"][0]["title"] == "北海道 ウトナイ湖、霧多布湿原"
     assert after["hokkaido.md"][0]["page_title"] == "自然紀行 九州 屋久島 夏"
     assert after["yakushima.md"][0]["title"] == "自然紀行 九州 屋久島 夏"
