@@ -520,6 +520,11 @@ class _Doc:
     borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
 
 
+def _page_title(fields: dict) -> str:
+    """A document's own <title>: `page_title` where the site pass retitled it, else `title`."""
+    return str(fields.get("page_title") or fields.get("title") or "")
+
+
 def _shared(keys: Iterable[str], times: int = SHARED_TITLE_DOCS) -> set[str]:
     """The non-empty keys that occur `times` times or more."""
     return {key for key, n in Counter(keys).items() if key and n >= times}
@@ -582,9 +587,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
                                                          or fields.get("enrich_key") != code),
-                 normalise(str(fields.get("page_title") or fields.get("title") or "")),
-                 tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(str(fields.get("page_title") or fields.get("title") or ""), body))
+                 normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
+                 not stale_title(_page_title(fields), body))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -608,7 +612,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             fields, body = parsed
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
-            page_title = str(fields.get("page_title") or fields.get("title") or "")
+            page_title = _page_title(fields)
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
             machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}

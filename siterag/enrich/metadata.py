@@ -72,7 +72,7 @@ def first_line(markdown: str) -> str:
 
 def opening_lines(markdown: str, count: int = 3) -> list[str]:
     """The first `count` lines of text of a page, without Markdown marks."""
-    return [text for text, _ in _opening(markdown, count)]
+    return [text for text, _, _ in _opening(markdown, count)]
 
 
 def _plain(line: str) -> str:
@@ -86,19 +86,20 @@ def _date_only(line: str) -> bool:
     return bool(found) and len(normalise(found.rest)) < 2
 
 
-def _opening(markdown: str, count: int) -> list[tuple[str, bool]]:
-    """(text, whether the next line of text continues its paragraph) of the first `count` lines of text."""
-    found: list[tuple[str, bool]] = []
+def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool]]:
+    """(text, whether the next line of text continues its paragraph, whether it is links only) of the first
+    `count` lines of text."""
+    found: list[tuple[str, bool, bool]] = []
     for line in markdown.splitlines():
         if not line.strip() and found:
-            found[-1] = (found[-1][0], False)
+            found[-1] = (found[-1][0], False, found[-1][2])
         text = _plain(line)
         if text:
             if len(found) == count:
                 break
-            found.append((text, True))
+            found.append((text, True, not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line)))))
     if found:
-        found[-1] = (found[-1][0], found[-1][1] and len(found) == count)
+        found[-1] = (found[-1][0], found[-1][1] and len(found) == count, found[-1][2])
     return found
 
 
@@ -120,18 +121,16 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
             key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
         return ""
     lines = _opening(markdown, 8)
-    if any(key == normalise(text) and key not in shared_lines for text, _ in lines[:3]):
+    if any(key == normalise(text) and key not in shared_lines for text, _, _ in lines[:3]):
         return ""  # the page itself opens with its title (a banner many pages open with does not count)
-    raw = [line for line in markdown.splitlines() if _plain(line)][:len(lines)]  # the lines of `lines`
-    links_only = [not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))) for line in raw]
-    for n, (line, _) in enumerate(lines[:3]):
+    for n, (line, _, _) in enumerate(lines[:3]):
         # a heading broken by <br>: Japanese lines of one paragraph that end in no stop, each short
         while (lines[n][1] and n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1][0])
                and len(line) + len(lines[n + 1][0]) <= TITLE_BREAK_CHARS and "。" not in lines[n + 1][0]):
             n += 1
             line += lines[n][0]
         if (normalise(line) and normalise(line) not in shared_lines and not _date_only(line)
-                and not _NO_TITLE_RE.search(line) and not links_only[n]):
+                and not _NO_TITLE_RE.search(line) and not lines[n][2]):
             return line if len(line) <= TITLE_LINE_CHARS else ""
     return ""
 

@@ -178,6 +178,10 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     edge |= set(range(built[0], len(lines))) if built else set()
     if not own:
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
+    block_keys: dict[int, list[str]] = {}  # per block, the keys of its lines with words
+    for line in lines:
+        if line.key:
+            block_keys.setdefault(line.block, []).append(line.key)
     for i, line in enumerate(lines):
         recurring = bool(line.key) and line.key in template
         # a counter / copyright / "last updated" line goes in the header and the footer, or when the site
@@ -185,7 +189,8 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         outside = i < first or i > last or recurring
         if (i in edge or (boilerplate[i] and outside) or is_counter_widget(line.md)
                 or is_navigation(line.md, anchors)
-                or (recurring and _linky(line) and _in_menu(lines, i, template)) or is_theme_images(line.md)):
+                or (recurring and _linky(line) and _in_menu(lines, i, template, block_keys))
+                or is_theme_images(line.md)):
             drop.add((line.block, line.no))
     # a heading of the site's template left last (`## その他のメニュー` above a menu that went) heads nothing
     for line in reversed(lines):
@@ -197,7 +202,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     return drop
 
 
-def _in_menu(lines: list[Line], i: int, template: Collection[str]) -> bool:
+def _in_menu(lines: list[Line], i: int, template: Collection[str], block_keys: dict[int, list[str]]) -> bool:
     """A recurring link line that is a menu's: it holds several links or names a way back (`…・目次`), or it is
     among the site's template: most lines of its block (a list, a paragraph) are template too (a manual's chapter
     list, the current chapter unlinked), or — alone in its block (a table cell) — a line next to it is. A name
@@ -206,7 +211,7 @@ def _in_menu(lines: list[Line], i: int, template: Collection[str]) -> bool:
     links = _links(lines[i].md)
     if len(links) > 1 or any(_NAV_TOKEN_RE.search(label) for label, _ in links):
         return True
-    keys = [line.key for line in lines if line.block == lines[i].block and line.key]
+    keys = block_keys.get(lines[i].block, [])
     if len(keys) > 1:
         return 2 * sum(key in template for key in keys) > len(keys)
     for step in (-1, 1):
