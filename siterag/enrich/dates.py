@@ -143,6 +143,7 @@ _MONTHS = {m: n for n, names in enumerate(
 _MONTH_RE = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _EN_WEEKDAY = r"(?:(?:sun|mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?)(?:day)?\.?,?\s+)?"
 _ERA = {"平成": 1988, "令和": 2018}
+_EN_DAY_RANGE = r"(?:\s*(?:-|–|to)\s*\d{1,2}(?:st|nd|rd|th)?)?"  # `October 19-20, 2001`: its first day
 
 _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, md (glued month+day), mon, era
     ("full", re.compile(r"(?P<y>(?:19|20)\d\d)\s*[./-]\s*(?P<m>\d{1,2})\s*[./-]\s*(?P<d>\d{1,2})(?!\d)"
@@ -150,8 +151,8 @@ _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, 
     ("full", re.compile(r"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日")),
     ("full", re.compile(r"(?P<era>平成|令和)\s*(?P<y>\d{1,2}|元)\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日")),
     ("full", re.compile(r"(?P<y>(?:19|20)\d\d)\.(?P<md>\d{3,4})(?!\d)")),  # 2001.1019(金) typo: see _glued
-    ("full", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d\d)(?!\d)",
-                        re.IGNORECASE)),
+    ("full", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?" + _EN_DAY_RANGE
+                        + r",?\s+(?P<y>(?:19|20)\d\d)(?!\d)", re.IGNORECASE)),
     ("full", re.compile(_EN_WEEKDAY + r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH_RE + r",?\s+(?P<y>(?:19|20)\d\d)"
                         r"(?!\d)", re.IGNORECASE)),
     ("monthday", re.compile(r"(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日")),
@@ -221,6 +222,7 @@ def parse_date_line(line: str, order: str | None = None) -> DateLine | None:
     """The date a line starts with (full or month-day), with what follows it; None if it starts otherwise.
 
     Full dates: `2003.6.29`, `2003/05/20`, `2003-6-29`, `2001年12月9日`, `平成15年6月29日`, `July 31, 2003`,
+    `October 19-20, 2001` (its first day),
     `31 July 2003`, `Sunday, July 31, 2003`, and a glued month+day `2001.1019` when just one split is a real
     date (so `2002.630` is June 30th, `2002.111` stays undated). Month-day dates: `7月31日`, `Jul. 31`, and
     `6.29` / `6/29` only before a weekday `(日)`. Leading marks (■, ◆, 【, list-free `*`), emphasis, a heading's

@@ -79,6 +79,8 @@ def test_no_dates_from_part_numbers_or_implausible_years(path):
     ("July 31, 2003", "2003-07-31", (7, 31)),
     ("Sunday, July 31, 2005", "2005-07-31", (7, 31)),
     ("31 July 2003", "2003-07-31", (7, 31)),
+    ("October 19-20, 2001", "2001-10-19", (10, 19)),  # a range of days: its first
+    ("June 15 - 17 1999", "1999-06-15", (6, 15)),
     ("7月31日", None, (7, 31)),
     ("7/31(土) 晴れ", None, (7, 31)),
     ("Jul. 31", None, (7, 31)),
