@@ -20,6 +20,7 @@ from siterag.llm.clients import ensure_embedded
 from siterag.llm.limit import ensure_llm_limit
 from siterag.lock import site_lock
 from tasks import (
+    Sealed,
     enrich_site_task,
     extract_batch_task,
     index_task,
@@ -102,12 +103,14 @@ def _archive(cfg: Config, site: SiteConfig) -> dict:
 def extract_batches(layout: SiteLayout, site: SiteConfig, cfg: Config, pages: list[str], corpus_map: dict[str, str],
                     manifest: dict[str, dict], templates: dict[str, list[str]]) -> list[dict]:
     """The parameters of each extract+enrich task: `cfg.batch_size` pages, and only those pages' entries of the
-    site's maps (the whole maps in every task made the serialisation grow with the square of the pages)."""
+    site's maps (the whole maps in every task made the serialisation grow with the square of the pages), the
+    template keys Sealed (not walked by Prefect)."""
     out = []
     for start in range(0, len(pages), cfg.batch_size):
         rels = pages[start:start + cfg.batch_size]
         out.append(dict(layout=layout, site=site, llm=cfg.llm, rels=rels, corpus_map={r: corpus_map[r] for r in rels},
-                        manifest={r: manifest[r] for r in rels}, templates={r: templates.get(r, []) for r in rels},
+                        manifest={r: manifest[r] for r in rels},
+                        templates=Sealed({r: templates.get(r, []) for r in rels}),
                         embedder=cfg.embedder))  # passages embedded ahead of the index, in the extract tasks
     return out
 
@@ -130,6 +133,9 @@ class StageClock:
             self.spans[stage][1] = time.time()
 
 
+NO_WORKER_PROFILE = {"distributed.worker.profile.enabled": False}  # merged into the workers' Dask config
+
+
 def dask_runner(workers: int, address: str = ""):  # noqa: ANN201
     """A Prefect task runner on the Dask scheduler at `address` (its workers need this project and the data folder
     at the same path), else on a temporary local Dask cluster of `workers` one-thread worker processes."""
@@ -137,8 +143,10 @@ def dask_runner(workers: int, address: str = ""):  # noqa: ANN201
 
     if address:
         return DaskTaskRunner(address=address, client_kwargs={"timeout": "20s"})
+    # Dask's own sampling profiler (every 10 ms in every worker) is off: ~2% of the workers' CPU, and no
+    # dashboard here to show it.
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                                          "dashboard_address": None})
+                                          "dashboard_address": None, "config": NO_WORKER_PROFILE})
 
 
 def _wait_state(future):  # noqa: ANN001, ANN202

@@ -6,6 +6,7 @@ import hashlib
 import json
 import time
 from dataclasses import asdict
+from typing import Generic, TypeVar
 
 from prefect import get_run_logger, task
 from prefect.artifacts import create_table_artifact
@@ -41,6 +42,29 @@ from siterag.pipeline import (
     retry_due,
     select_pages,
 )
+
+T = TypeVar("T")
+
+
+class Sealed(Generic[T]):
+    """A task parameter Prefect hands over as it is. Prefect walks every item of a task's parameters several times
+    per run, looking for futures: for the site template's keys of a batch's pages (thousands of strings) that was
+    ~0.1 s of the flow's CPU per batch, all the while the workers need it. Picklable, so it travels to Dask."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def __getstate__(self) -> T:
+        return self.value
+
+    def __setstate__(self, value: T) -> None:
+        self.value = value
+
+
+def unsealed(value: Sealed[T] | T) -> T:
+    return value.value if isinstance(value, Sealed) else value
 
 
 def mirror_may_heal(task, task_run, state) -> bool:  # noqa: ANN001
@@ -117,7 +141,7 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline, chrome, template, dates)]
     site: SiteConfig = parameters["site"]
     stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
-    templates = parameters.get("templates") or {}
+    templates = unsealed(parameters.get("templates")) or {}
     page_templates = [pipeline.template_key(templates.get(rel)) for rel in parameters["rels"]]
     raw = json.dumps([hashes, stage, code, str(layout.data_dir), page_templates], sort_keys=True)
     return "extract-" + hashlib.sha256(raw.encode()).hexdigest()
@@ -127,10 +151,13 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
       retries=1, retry_delay_seconds=5)
 def extract_batch_task(layout: SiteLayout, site: SiteConfig, llm: LLMConfig, rels: list[str],
                        corpus_map: dict[str, str], manifest: dict[str, dict],
-                       templates: dict[str, list[str]] | None = None, embedder: str = "") -> list[dict]:
+                       templates: Sealed[dict[str, list[str]]] | dict[str, list[str]] | None = None,
+                       embedder: str = "") -> list[dict]:
     """Extract + enrich a batch of pages into corpus files; up-to-date pages are not redone.
-    `templates`: per page, the keys of the site's template lines on it (template_task). `embedder`: also embed
-    the new documents' passages into the embedding cache (on Dask: spread over the workers, the index reads them)."""
+    `templates`: per page, the keys of the site's template lines on it (template_task; Sealed or not). `embedder`:
+    also embed the new documents' passages into the embedding cache (on Dask: spread over the workers, the index
+    reads them)."""
+    templates = unsealed(templates)
     logger = get_run_logger()
     client = client_for(llm) if llm.enabled else None
     batch_manifest = {rel: manifest[rel] for rel in rels}

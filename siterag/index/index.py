@@ -15,13 +15,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import HnswSq
 
 from siterag.index.chunking import (
     DEFAULT_MAX_TOKENS,
@@ -34,6 +32,9 @@ from siterag.index.chunking import (
 from siterag.index.embed_cache import ChunkCache, chunks_key, counter_name
 from siterag.index.embedding import token_counter
 from siterag.index.store import IndexStore, IndexStoreError, index_problem, is_damage, lance_errors, lance_message
+
+if TYPE_CHECKING:  # lancedb is imported where a table is opened: the extract workers use this module's records only
+    import lancedb
 
 DOCS = "documents"
 CHUNKS = "chunks"
@@ -483,6 +484,8 @@ def ensure_vector_index(table: lancedb.table.Table, min_rows: int = VECTOR_INDEX
     rows = table.count_rows()
     if rows < min_rows:
         return "flat"
+    from lancedb.index import HnswSq
+
     table.create_index("vector", config=HnswSq(distance_type="cosine", num_partitions=max(1, rows // 1500)))
     return "created"
 

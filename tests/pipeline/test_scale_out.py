@@ -260,6 +260,80 @@ def test_each_extract_task_carries_only_its_own_pages(tmp_path):
                               templates)
     assert [b["rels"] for b in batches] == [pages[0:3], pages[3:6], pages[6:8]]
     for b in batches:
-        assert set(b["corpus_map"]) == set(b["manifest"]) == set(b["templates"]) == set(b["rels"])
+        assert set(b["corpus_map"]) == set(b["manifest"]) == set(b["templates"].value) == set(b["rels"])
         assert all(b["corpus_map"][r] == corpus_map[r] and b["manifest"][r] == manifest[r] for r in b["rels"])
-    assert batches[1]["templates"] == {"p3.html": ["k"], "p4.html": [], "p5.html": []}
+    assert batches[1]["templates"].value == {"p3.html": ["k"], "p4.html": [], "p5.html": []}
+
+
+def test_template_keys_travel_sealed_so_prefect_does_not_walk_them(tmp_path):
+    """Prefect visits every item of a task's parameters several times per task run; the template keys of a
+    batch (thousands of strings) travel Sealed: one item to Prefect, the same dict to the task and its cache key."""
+    import pickle
+
+    from prefect.utilities.collections import visit_collection
+
+    from siterag.layout import SiteLayout
+    from tasks import Sealed
+    from tasks.stages import batch_cache_key, unsealed
+
+    keys = {f"p{i}.html": [f"line {j}" for j in range(100)] for i in range(5)}
+    visited: list[object] = []
+    visit_collection({"templates": Sealed(keys)}, visit_fn=visited.append)
+    assert len(visited) < 5
+    visited.clear()
+    visit_collection({"templates": keys}, visit_fn=visited.append)
+    assert len(visited) > 500  # what the flow paid per visit before
+    assert unsealed(pickle.loads(pickle.dumps(Sealed(keys)))) == keys == unsealed(keys)
+
+    # the batch's cache key is the same either way (a run with sealed keys finds the batches cached before)
+    cfg = load_config(write_config(tmp_path, f'[[site]]\nname = "example"\nlocal_path = "{EXAMPLE_SITE}"\n'))
+    layout = SiteLayout(cfg.data_dir, "example")
+    from siterag.pipeline import normalize_pages, process_batch, select_pages
+
+    select = select_pages(EXAMPLE_SITE, layout.logs)
+    manifest = normalize_pages(EXAMPLE_SITE, layout.normalized, select.pages)
+    rels = [r for r in select.pages if r.endswith("tea.html")]
+    corpus_map = {r: r.replace(".html", ".md") for r in rels}
+    tpl = {r: ["some line"] for r in rels}
+    process_batch(layout, cfg.site("example"), rels, corpus_map, manifest, None, False, "", templates=tpl)
+    params = dict(layout=layout, site=cfg.site("example"), llm=cfg.llm, rels=rels, corpus_map=corpus_map,
+                  manifest=manifest)
+    sealed = batch_cache_key(None, {**params, "templates": Sealed(tpl)})
+    assert sealed and sealed == batch_cache_key(None, {**params, "templates": tpl})
+    assert sealed != batch_cache_key(None, {**params, "templates": {r: [] for r in rels}})
+
+
+def test_the_extract_workers_do_not_import_lancedb():
+    """A Dask worker imports the tasks to run an extract batch; LanceDB (~7 s of a worker's CPU to import on 2 shared
+    cores) is imported only where a table is opened, in the index stage."""
+    import subprocess
+    import sys
+
+    code = "import sys, tasks, flows.site, siterag.pipeline; print('lancedb' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "False"
+
+
+def test_dask_workers_run_without_dasks_sampling_profiler(tmp_path):
+    """Dask samples every worker's threads every 10 ms for its dashboard by default; the flow's workers do not
+    (a few % of the extract stage's CPU, and no dashboard is shown)."""
+    from prefect import flow, task
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.site import dask_runner
+
+    @task
+    def probe() -> tuple[bool, bool]:
+        import dask
+        from distributed import get_worker
+
+        return dask.config.get("distributed.worker.profile.enabled"), "profile" in get_worker().periodic_callbacks
+
+    @flow
+    def on_dask() -> tuple[bool, bool]:
+        with dask_runner(1) as runner:
+            return runner.submit(probe, parameters={}).result()
+
+    with prefect_test_harness(server_startup_timeout=120):
+        assert on_dask() == (False, False)
