@@ -192,11 +192,13 @@ def quotable(sentences: list[str]) -> list[int]:
 
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
                    quotes: list[int] | None = None) -> str:
-    """2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all) holding the most of the page's tags,
-    earliest on a tie; sentences in `common` (the site's template) are never chosen. Japanese sentences are
-    joined as they are, others with a space. A page without such sentences gets the start of its first long
-    sentence (cut after a comma), else its one best line of text (a caption), else ''. `quotes`: quotable(sentences),
-    when already known."""
+    """The page's lead: the first 2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all) that hold one of
+    the page's tags (a banner or greeting holds none) and do not open on a word that leans on what came before
+    (`そして`, `このとき`, `However`: the middle of a thought); without such a window, the one holding the most
+    tags, earliest on a tie. Sentences in `common` (the site's template) are never chosen. Japanese sentences
+    are joined as they are, others with a space. A page without substantive sentences gets the start of its
+    first long sentence (cut after a comma), else its one best line of text (a caption), else ''. `quotes`:
+    quotable(sentences), when already known."""
     if quotes is None:
         pool = [s for s in sentences if s not in common and substantive(s)]
     else:
@@ -212,7 +214,18 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
                 break
             window.append(sentence)
         windows.append(window)
+    for window in windows:
+        if window and not _LEANS_BACK_RE.match(window[0]) and any(t in s for s in window for t in tags):
+            return _join(window)
     return _best_window(windows, tags)
+
+
+# A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)
+# continues a thought begun before it: no place for a summary to start.
+_LEANS_BACK_RE = re.compile(
+    r"^(?:そして|しかし|しかも|だが|でも|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
+    r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
+    r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise)\b)")
 
 
 def _best_window(windows: list[list[str]], tags: list[str]) -> str:

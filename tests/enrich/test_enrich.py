@@ -125,6 +125,26 @@ def test_summary_is_the_pages_own_sentences():
     assert choose_summary(en, ["gyro sensor"]).count(". ") == 2
 
 
+def test_summary_is_the_pages_lead_not_where_its_tags_cluster():
+    """A page's summary is its opening (the first sentences with a page word), not the later window where its tags
+    happen to cluster, and never a window that opens in the middle of a thought (`そして`, `このとき`, `And`)."""
+    sentences = ["ようこそ。",  # a greeting: none of the page's words
+                 "FontForge はスクリプトを書くことができます。",
+                 "スクリプトはファイルから読み込みます。",
+                 "このとき、スクリプトの変数とフォントの変数とグリフの変数は別々です。",
+                 "スクリプトの変数はフォントの変数やグリフの変数と同じ名前にできます。"]
+    tags = ["スクリプト", "フォント", "グリフ", "変数"]
+    summary = choose_summary(sentences, tags)
+    assert summary.startswith("FontForge はスクリプトを書くことができます。"), summary
+    assert "ようこそ" not in summary
+    later = ["このとき、スクリプトの変数とフォントの変数は別々です。", "そしてグリフの変数もあります。",
+             "グリフの変数はスクリプトから読めます。"]
+    assert choose_summary(later, tags).startswith("グリフの変数はスクリプトから読めます。")
+    en = ["And then they talk about the agent.", "The social agent joins a conversation between two people.",
+          "It asks them about their hobbies."]
+    assert choose_summary(en, ["social agent", "conversation"]).startswith("The social agent joins")
+
+
 WRAPPED = ("**Biography**\n\n"
            "I received the B.E. degree from Yamanashi University, Japan, in 1986. In 1991, I started working as a  \n"
            "research assistant of Yamanashi University, Japan. Then, I moved to Osaka  \n"
