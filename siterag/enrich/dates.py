@@ -523,10 +523,27 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
         if seen > lines:
             break
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
-        found = parse_date_line(text, order)
+        found = parse_date_line(text, order) or _trailing_date(text, order)
         if found and found.date:
             return found.date
     return stamp_date(all_lines, order)
+
+
+# Where a date may start at the end of a line: after a space or an opening bracket.
+_TAIL_START_RE = re.compile(r"(?:(?<=\s)|(?<=[(（【\[]))(?=(?:19|20)\d\d|[０-９]|[A-Z][a-z]{2}|[平令])")
+_TAIL_REST_RE = re.compile(r"^[\s)）】\]*_]*$")
+
+
+def _trailing_date(text: str, order: str | None = None) -> DateLine | None:
+    """A full date that ends the line, alone or in brackets: a talk's `国際シンポジウム (2004.12.9)`, a review's
+    `…考察する。 2001/3/29` (the date the author put under the title)."""
+    if not _DIGIT_RE.search(text[-24:]):
+        return None
+    for start in _TAIL_START_RE.finditer(text, max(0, len(text) - 40)):
+        found = parse_date_line(text[start.start():], order)
+        if found and found.year is not None and _TAIL_REST_RE.match(found.rest):
+            return found
+    return None
 
 
 # A label that says what the date after it is: an update stamp (`Last updated:`, `最終更新日：`, `(Update: …)`)

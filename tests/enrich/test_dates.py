@@ -460,6 +460,21 @@ def test_a_page_is_dated_by_its_latest_update_stamp_else_its_first_labelled_date
     assert mark_entries(body).date_from == "content"
 
 
+@pytest.mark.parametrize(("body", "expected"), [
+    ("# 講演\n\nInternational Symposium on Digital Cities (2001.10.18)\n\n本文。", "2001-10-18"),
+    ("国際シンポジウム「デジタルシティのデザイン」 (2004.12.9)\n\n本文。", "2004-12-09"),
+    ("「アンブレイカブル」を観て。手品の視点から考察する。 2001/3/29\n\n本文。", "2001-03-29"),
+    ("Workshop on Agents, October 19-20, 2001\n\nText.", "2001-10-19"),
+    ("本文 1999年に書いた。", None),  # a year is no date
+    ("価格は 2001 円です。", None),
+    ("2001/3/29 に観た映画の話を 2001/4/1 に書いた。", "2001-03-29"),  # a date opening the line, as before
+    ("観た日 2001/3/29 と書いた日 2001/4/1 のメモ。", None),  # dates inside a sentence: not the page's
+])
+def test_a_full_date_ending_a_line_near_the_top_dates_the_page(body, expected):
+    """A talk's, a review's date written after its title (`… (2004.12.9)`, `… 2001/3/29`) dates the page."""
+    assert content_date(body) == expected
+
+
 def test_the_pipeline_dates_a_page_by_its_footers_last_updated_line(tmp_path):
     """Through the real stages (select, normalize, site template, extract + enrich): a page whose only date is the
     `Last updated:` line of its footer (template chrome, so not in the body) is dated by it ('stamp'); a page
