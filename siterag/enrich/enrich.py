@@ -27,7 +27,15 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
-from siterag.enrich.metadata import SHARED_TITLE_DOCS, content_hash, opening_lines, own_title, stale_title
+from siterag.enrich.metadata import (
+    SHARED_TITLE_DOCS,
+    banner_affixes,
+    content_hash,
+    opening_lines,
+    own_title,
+    stale_title,
+    without_banner,
+)
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file
 
@@ -531,6 +539,7 @@ class _Doc:
     title: str  # its <title>, normalised
     opening: tuple[str, ...]  # its first lines of text, normalised
     borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
+    page_title: str = ""  # its <title> as written
 
 
 def _page_title(fields: dict) -> str:
@@ -601,7 +610,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
                                                          or fields.get("enrich_key") != code),
                  normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(_page_title(fields), body))
+                 not stale_title(_page_title(fields), body), _page_title(fields))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -613,6 +622,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     # a title two pages hold, which one's text bears out and the other's does not: copied with the page
     copied_titles = _shared((d.title for d in docs), 2) & {d.title for d in docs if d.borne_out}
     shared_lines = _shared(line for d in docs for line in set(d.opening))
+    banner = banner_affixes(d.page_title for d in docs)  # `Site name - ` in many <title>s
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0
@@ -627,13 +637,15 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = _page_title(fields)
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
+            if not title and without_banner(page_title, *banner) != page_title:
+                title = without_banner(page_title, *banner)
             machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
             if site.categories:  # the category waits for the embedder: written below
                 new[doc.rel] = machine
-                texts.append(f"{fields.get('title') or ''}\n{machine['summary'] or body[:300]}")
+                texts.append(f"{machine.get('title') or fields.get('title') or ''}\n{machine['summary'] or body[:300]}")
             else:
                 rewritten += _rewrite(layout, doc.rel, fields, body, machine)
             if progress:

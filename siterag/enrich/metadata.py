@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from collections.abc import Collection
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable
 
 from siterag.codehash import code_hash
 from siterag.enrich.dates import date_from_name, parse_date_line
@@ -133,6 +134,57 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
                 and not _NO_TITLE_RE.search(line) and not lines[n][2]):
             return line if len(line) <= TITLE_LINE_CHARS else ""
     return ""
+
+
+_TITLE_SEPARATORS = frozenset("-–—|｜:：/／・~～>＞»")
+
+
+def _title_words(title: str) -> tuple[str, ...]:
+    return tuple(title.split())
+
+
+def banner_affixes(titles: Iterable[str]) -> tuple[set[tuple[str, ...]], set[tuple[str, ...]]]:
+    """The word prefixes and suffixes of a site's <title>s that are its banner, set off by a separator: at least
+    SHARED_TITLE_DOCS titles open with `Universal Design of Digital City -` (end with `- Gyrobot`) and go on with
+    at least two different words. Without a separator, shared first words are the start of a name or a series
+    (`Towards … in Digital City`, `中学 自然観察 自然劇場 第16回`) and stay."""
+    counts: dict[str, Counter[tuple[str, ...]]] = {"pre": Counter(), "suf": Counter()}
+    nexts: dict[str, defaultdict[tuple[str, ...], set[str]]] = {"pre": defaultdict(set), "suf": defaultdict(set)}
+    for title in titles:
+        words = _title_words(title)
+        for k in range(1, len(words)):
+            for side, affix, beyond in (("pre", words[:k], words[k]), ("suf", words[-k:], words[-k - 1])):
+                edge = affix[-1][-1:] if side == "pre" else affix[0][:1]
+                mark = beyond[:1] if side == "pre" else beyond[-1:]
+                if edge in _TITLE_SEPARATORS or mark in _TITLE_SEPARATORS:
+                    counts[side][affix] += 1
+                    nexts[side][affix].add(beyond)
+    return tuple({affix for affix, n in counts[side].items() if n >= SHARED_TITLE_DOCS and len(nexts[side][affix]) >= 2}
+                 for side in ("pre", "suf"))  # type: ignore[return-value]
+
+
+def without_banner(title: str, prefixes: Collection[tuple[str, ...]], suffixes: Collection[tuple[str, ...]]) -> str:
+    """`title` without the site's banner words (banner_affixes) at its start and end, and the separators they
+    leave; the longest that leaves a name (a letter besides digits, not a date alone), else `title` as it is."""
+    words = _title_words(title)
+    for side, affixes in (("pre", prefixes), ("suf", suffixes)):
+        for k in range(len(words) - 1, 0, -1):
+            affix = words[:k] if side == "pre" else words[-k:]
+            if affix not in affixes:
+                continue
+            rest = list(words[k:] if side == "pre" else words[:-k])
+            while rest and set(rest[0]) <= _TITLE_SEPARATORS:
+                rest.pop(0)
+            while rest and set(rest[-1]) <= _TITLE_SEPARATORS:
+                rest.pop()
+            if rest:
+                rest[0] = rest[0].lstrip("".join(_TITLE_SEPARATORS))
+                rest[-1] = rest[-1].rstrip("".join(_TITLE_SEPARATORS))
+            text = " ".join(rest)
+            if sum(map(str.isalpha, text)) >= 2 and not _date_only(text):
+                words = tuple(text.split())
+                break
+    return " ".join(words) if words != _title_words(title) else title
 
 
 # A line that is no title: an address, a sentence (`…いただきたいと思っています。`), one ending in a particle that

@@ -416,6 +416,37 @@ def test_a_title_many_pages_share_gives_way_to_the_pages_own_opening_line(tmp_pa
     assert enrich_site(layout, site_config(), set())["enriched"] == 0  # the next run finds nothing to redo
 
 
+def test_the_sites_name_before_a_separator_in_many_titles_is_dropped_from_each(tmp_path):
+    """`Universal Design of Digital City - ISHIDA Toru`: the site's name, set off by ` - ` in many <title>s, is no
+    part of the page's name; the rest is its title and the whole stays as page_title. Shared first words without a
+    separator are a name or a series (`… in Digital City`, `自然劇場 第16回`) and stay; so does a title that would
+    be left a date or a number."""
+    from siterag.enrich.metadata import banner_affixes, without_banner
+
+    titles = ["Universal Design of Digital City - ISHIDA Toru", "Universal Design of Digital City - Links",
+              "Universal Design of Digital City - Contact", "Universal Design of Digital City",
+              "Universal Design of Digital City - 2004", "Towards Participatory Simulation in Digital City",
+              "Intercultural Tele-conferencing System for Digital City", "Kyoto Tour of Digital City",
+              "自然劇場 第16回", "自然劇場 第17回", "自然劇場 第18回", "Gallery | Gyrobot", "Team | Gyrobot",
+              "Links | Gyrobot"]
+    banner = banner_affixes(titles)
+    assert without_banner("Universal Design of Digital City - ISHIDA Toru", *banner) == "ISHIDA Toru"
+    assert without_banner("Team | Gyrobot", *banner) == "Team"
+    for same in ("Universal Design of Digital City", "Towards Participatory Simulation in Digital City",
+                 "自然劇場 第16回", "Universal Design of Digital City - 2004"):
+        assert without_banner(same, *banner) == same
+
+    pages = {"ishida.md": ("Universal Design of Digital City - ISHIDA Toru", "ISHIDA Toru の研究紹介です。"),
+             "links.md": ("Universal Design of Digital City - Links", "研究のリンク集です。"),
+             "contact.md": ("Universal Design of Digital City - Contact", "連絡先はこちらです。"),
+             "sim.md": ("Towards Participatory Simulation in Digital City", "参加型シミュレーションの研究です。")}
+    _, after = enriched(tmp_path, pages)
+    assert after["ishida.md"][0]["title"] == "ISHIDA Toru"
+    assert after["ishida.md"][0]["page_title"] == "Universal Design of Digital City - ISHIDA Toru"
+    assert after["links.md"][0]["title"] == "Links"
+    assert after["sim.md"][0]["title"] == "Towards Participatory Simulation in Digital City"
+
+
 def test_a_title_copied_with_the_page_gives_way_where_the_text_does_not_bear_it_out(tmp_path):
     """The Hokkaido walk was saved from the Yakushima page and kept its <title>: two pages hold it, the
     Yakushima page's text bears it out and the Hokkaido page's does not, so that one is titled by its heading.
