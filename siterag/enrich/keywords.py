@@ -65,6 +65,7 @@ june july august september october november december monday tuesday wednesday th
 yesterday tomorrow year years month months day days time times first second third two three four five six seven
 eight nine ten hundred thousand lot lots good great best better many much little big small large part parts include
 includes including included following follows follow example see shows number numbers set sets each kind kinds
+figure figures fig table tables chapter chapters section sections
 write writes wrote written come comes came take takes took taken find finds found know knows knew known think
 thinks thought tell tells told bring brings brought buy bought begin began begun leave leaves left feel felt hold
 held stand stood run ran sit sat meet met pay paid send sent spend spent lose lost win won hear heard read let
@@ -208,10 +209,15 @@ def english_terms(text: str) -> list[str]:
     terms = []
     for match in _EN_RUN_RE.finditer(text):
         run: list[str] = []
+        before = ""  # the stopword the run follows
         for word in [*match.group().split(" "), ""]:
             if word and not _en_stop(word):
+                if not run and before in _VERB_CUES and word.islower():
+                    before = ""
+                    continue  # "I believe", "will require": a verb after its subject or modal, no noun
                 run.append(word)
                 continue
+            before = word.lower()
             while len(run) > 1 and run[-1].islower() and run[-1].endswith("ing"):
                 run.pop()  # "programmer working": a participle, not part of the noun phrase
             if len(run) > 3:
@@ -220,6 +226,11 @@ def english_terms(text: str) -> list[str]:
                 terms.append(" ".join(run))
             run = []
     return [t for t in terms if sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper())]
+
+
+# Words after which a lowercase word is a verb: subject pronouns and modals.
+_VERB_CUES = frozenset("i we you they he she it will would can could should may might must shall "
+                       "don't doesn't didn't won't can't cannot".split())
 
 
 def _en_stop(word: str) -> bool:

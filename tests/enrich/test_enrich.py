@@ -94,6 +94,13 @@ def test_japanese_terms_join_nouns_and_drop_numbers_dates_verbs_and_formal_nouns
     assert not {"it's paces", "somewhere", "soon", "info", "Contact info"} & vague and "paces" in vague
 
 
+def test_english_terms_leave_out_verbs_after_their_subject_or_modal_and_figure_labels():
+    terms = set(english_terms("I believe Gyrobot will require a new gyro sensor. They hurt the wheels. "
+                              "We choose steel. Figure 1. The spiked chassis, see Table 2 and Section 3."))
+    assert {"Gyrobot", "gyro sensor", "wheels", "steel", "chassis"} <= terms
+    assert not {"believe", "believe Gyrobot", "require", "hurt", "choose", "Figure", "Table", "Section"} & terms
+
+
 def test_english_noun_phrases():
     terms = english_terms("The Digital City Kyoto project was launched quickly in 1998 by NTT and Kyoto University. "
                           "It uses a gyro sensor.")
