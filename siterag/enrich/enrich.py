@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import PurePosixPath
 
 from siterag.codehash import code_hash
@@ -200,8 +201,9 @@ def quotable(sentences: list[str]) -> list[int]:
 
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
                    quotes: list[int] | None = None) -> str:
-    """The page's lead: the first 2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all) that hold one of
-    the page's tags (a banner or greeting holds none) and do not open on a word that leans on what came before
+    """The page's lead: the first 2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all, each ending in a
+    stop: a line without one is a heading, a name, an affiliation) that hold one of the page's tags (a banner or
+    greeting holds none) and do not open on a word that leans on what came before
     (`そして`, `このとき`, `However`: the middle of a thought); without such a window, the one holding the most
     tags, earliest on a tie. Sentences in `common` (the site's template) are never chosen. Japanese sentences
     are joined as they are, others with a space. A page without substantive sentences gets the start of its
@@ -223,9 +225,13 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
             window.append(sentence)
         windows.append(window)
     for window in windows:
-        if window and not _LEANS_BACK_RE.match(window[0]) and any(t in s for s in window for t in tags):
-            return _join(window)
+        prose = list(takewhile(_ENDS_SENTENCE_RE.search, window))  # a line with no stop: a heading, a name
+        if prose and not _LEANS_BACK_RE.match(prose[0]) and any(t in s for s in prose for t in tags):
+            return _join(prose)
     return _best_window(windows, tags)
+
+
+_ENDS_SENTENCE_RE = re.compile(r"[。．.！？!?」』）)]\s*$")
 
 
 # A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)

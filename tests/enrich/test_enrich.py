@@ -150,6 +150,11 @@ def test_summary_is_the_pages_lead_not_where_its_tags_cluster():
     en = ["And then they talk about the agent.", "The social agent joins a conversation between two people.",
           "It asks them about their hobbies."]
     assert choose_summary(en, ["social agent", "conversation"]).startswith("The social agent joins")
+    # a talk's title and the speaker's affiliation (lines with no stop) head the page, its abstract is the lead
+    talk = ["郊外での環境学習支援システムについて", "京都大学大学院 情報学研究科",
+            "野外における環境学習支援システムを開発した．", "被験者による実験を実施した．"]
+    assert choose_summary(talk, ["環境学習支援システム", "実験"]) == \
+        "野外における環境学習支援システムを開発した．被験者による実験を実施した．"
 
 
 WRAPPED = ("**Biography**\n\n"
