@@ -414,9 +414,43 @@ class PageFacts:
 
 
 def page_facts(body: str) -> PageFacts:
-    """Terms and sentences of one body (the tokenising: the costly part)."""
+    """Terms and sentences of one body (the tokenising: the costly part); an epigraph's are not the page's."""
+    body = without_epigraphs(body)
     sentences = page_sentences(body)
     return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences))
+
+
+# An epigraph's attribution: a dash, then who wrote it and where (a year, a 『title』), no sentence of its own:
+# `― A. A. ミルン, 1928 年`, `―『聖女ジョウン』第四場` (not an interview's `― どうしてですか。`, not `― 続く ―`).
+_ATTRIBUTION_RE = re.compile(r"^[―—]{1,2}\s*(?P<who>[^―—]{1,60}?)\s*$")
+_SOURCE_RE = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)|『")
+_BLOCK_START_RE = re.compile(r"^(?:#|\||```|>|!\[|[-*+]\s|\d+[.)]\s)")
+EPIGRAPH_CHARS = 1500  # a longer run of text above an attribution is the page's own text quoting, not an epigraph
+
+
+def without_epigraphs(markdown: str) -> str:
+    """`markdown` without its epigraphs: the paragraphs right above an attribution line (up to a heading, a
+    list, a table or a picture, at most EPIGRAPH_CHARS), the attribution and the short lines under it (source,
+    translator). FontForge's overview opens with Winnie-the-Pooh; its summary and tags are not Eeyore's."""
+    if "―" not in markdown and "—" not in markdown:
+        return markdown
+    lines = markdown.splitlines()
+    drop: set[int] = set()
+    for i, line in enumerate(lines):
+        found = _ATTRIBUTION_RE.match(HARD_BREAK_RE.sub("", line.strip()))
+        who = found.group("who") if found else ""
+        if not who or who.endswith(tuple("。．.？?！!")) or not _SOURCE_RE.search(who):
+            continue
+        top = i
+        while top > 0 and not _BLOCK_START_RE.match(lines[top - 1].strip()):
+            top -= 1
+        if not any(lines[top:i]) or sum(len(x) for x in lines[top:i]) > EPIGRAPH_CHARS:
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and len(lines[end].strip()) <= 40:
+            end += 1
+        drop.update(range(top, end))
+    return "\n".join(x for n, x in enumerate(lines) if n not in drop) if drop else markdown
 
 
 def term_source(body: str) -> str:

@@ -157,6 +157,25 @@ def test_summary_is_the_pages_lead_not_where_its_tags_cluster():
         "野外における環境学習支援システムを開発した．被験者による実験を実施した．"
 
 
+def test_an_epigraph_gives_the_page_neither_its_summary_nor_its_tags():
+    """A manual opening with a quotation and its attribution (`― A. A. ミルン, 1928 年`): the quotation is not the
+    page's own text; an interview's dash-led questions and a play's `― 続く ―` are no attribution."""
+    from siterag.enrich.enrich import without_epigraphs
+
+    body = ("# FontForge\n\n- [目次](toc.html)\n\n"
+            "イーヨーは、地面においてある三本の棒をながめていました。コブタは、きっとなにかのわなだろうと思いました。\n\n"
+            "「これは、A の字じゃ」イーヨーは、こわい声でいいました。\n\n"
+            "― A. A. ミルン, 1928 年  \n『プー横丁にたった家』  \n(石井桃子訳)\n\n"
+            "フォントデザインは罠になることもありますが、かなり楽しいものです。FontForge はフォントエディタです。\n")
+    facts = page_facts(body)
+    assert not any("イーヨー" in s or "ミルン" in s for s in facts.sentences)
+    summary = choose_summary(facts.sentences, ["フォントデザイン", "FontForge"], set(), facts.quotes)
+    assert summary.startswith("フォントデザインは罠になることもありますが"), summary
+    assert "イーヨー" not in facts.terms.counts and "コブタ" not in facts.terms.counts
+    interview = "― 早速ですが、この劇はどんな劇ですか。\n\n森の劇です。\n\n― 続く ―\n"
+    assert without_epigraphs(interview) == interview
+
+
 WRAPPED = ("**Biography**\n\n"
            "I received the B.E. degree from Yamanashi University, Japan, in 1986. In 1991, I started working as a  \n"
            "research assistant of Yamanashi University, Japan. Then, I moved to Osaka  \n"
