@@ -202,13 +202,12 @@ def quotable(sentences: list[str]) -> list[int]:
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
                    quotes: list[int] | None = None) -> str:
     """The page's lead: the first 2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all, each ending in a
-    stop: a line without one is a heading, a name, an affiliation) that hold one of the page's tags (a banner or
-    greeting holds none) and do not open on a word that leans on what came before
-    (`そして`, `このとき`, `However`: the middle of a thought); without such a window, the one holding the most
-    tags, earliest on a tie. Sentences in `common` (the site's template) are never chosen. Japanese sentences
-    are joined as they are, others with a space. A page without substantive sentences gets the start of its
-    first long sentence (cut after a comma), else its one best line of text (a caption), else ''. `quotes`:
-    quotable(sentences), when already known."""
+    stop: a line without one is a heading, a name, an affiliation) that do not open on a word that leans on what
+    came before (`そして`, `このとき`, `However`: the middle of a thought); without such a window, the one holding
+    the most of the page's tags, earliest on a tie. Sentences in `common` (the site's template, a banner) are never
+    chosen. Japanese sentences are joined as they are, others with a space. A page without substantive sentences
+    gets the start of its first long sentence (cut after a comma), else its one best line of text (a caption),
+    else ''. `quotes`: quotable(sentences), when already known."""
     if quotes is None:
         pool = [s for s in sentences if s not in common and substantive(s)]
     else:
@@ -226,7 +225,7 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
         windows.append(window)
     for window in windows:
         prose = list(takewhile(_ENDS_SENTENCE_RE.search, window))  # a line with no stop: a heading, a name
-        if prose and not _LEANS_BACK_RE.match(prose[0]) and any(t in s for s in prose for t in tags):
+        if prose and not _LEANS_BACK_RE.match(prose[0]):
             return _join(prose)
     return _best_window(windows, tags)
 

@@ -133,7 +133,7 @@ def test_summary_is_the_pages_own_sentences():
 
 
 def test_summary_is_the_pages_lead_not_where_its_tags_cluster():
-    """A page's summary is its opening (the first sentences with a page word), not the later window where its tags
+    """A page's summary is its opening (its first whole sentences), not the later window where its tags
     happen to cluster, and never a window that opens in the middle of a thought (`そして`, `このとき`, `And`)."""
     sentences = ["ようこそ。",  # a greeting: none of the page's words
                  "FontForge はスクリプトを書くことができます。",
