@@ -9,7 +9,8 @@ Machine mode runs the site flow's page functions (copy, purge + normalize, site 
 `enrich` site pass) on each shared site as a `local_path` site into a temporary data folder, and prints per
 site: documents; the share with a date (of those with one in their name or content); with 3-8 tags; the
 share of tags found verbatim in the body (target 1.00); with a summary, and of those, summaries whose
-sentences are all in the body; with a category; the categories; seconds of the enrich pass. Then example
+sentences are all in the body, and that start within the first 300 characters of its text ("lead"); with a
+category; the categories; seconds of the enrich pass. Then example
 front matters.
 
 LLM mode (--llm-url): for each page of benchmarks/gold-ja the body is extracted (heuristic mode), then:
@@ -22,6 +23,7 @@ summaries of at most 3 sentences, schema failures, fallbacks with their reasons,
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -97,7 +99,7 @@ def machine_main(args: argparse.Namespace) -> int:
     examples: list[tuple[str, dict]] = []
     totals: Counter[str] = Counter()
     print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'exact':>6} "
-          f"{'categ.':>6} {'enrich s':>8}  categories")
+          f"{'lead':>6} {'categ.':>6} {'enrich s':>8}  categories")
     with tempfile.TemporaryDirectory(prefix="siterag-meta-") as tmp:
         for name in names:
             started = time.perf_counter()
@@ -118,6 +120,7 @@ def machine_main(args: argparse.Namespace) -> int:
                 summary = str(fields.get("summary") or "")
                 c["summary"] += bool(summary)
                 c["exact"] += bool(summary) and summary_is_exact(summary, body)
+                c["lead"] += bool(summary) and _in_lead(summary, body)
                 c["category"] += bool(fields.get("category"))
                 categories[str(fields.get("category") or "")] += 1
                 examples.append((name, fields))
@@ -138,7 +141,19 @@ def _row(name: str, c: Counter, seconds: float, categories: str) -> None:
 
     print(f"{name:18} {c['docs']:5d} {share('dated', 'datable', 6)} {share('tags3-8')} "
           f"{share('tags in body', 'tags')} {share('summary')} {share('exact', 'summary', 6)} "
-          f"{share('category', 'docs', 6)} {seconds:8.1f}  {categories}")
+          f"{share('lead', 'summary', 6)} {share('category', 'docs', 6)} {seconds:8.1f}  {categories}")
+
+
+LEAD_CHARS = 300
+
+
+def _in_lead(summary: str, body: str) -> bool:
+    """Whether the summary starts within the first LEAD_CHARS characters of the body's text (its Markdown marks,
+    link targets and line breaks aside): the page's opening, not a passage from its middle."""
+    text = "".join(re.sub(r"\]\([^)]*\)|[#*_>|!\[\]\s]", "", body))
+    head = re.sub(r"\s", "", summary)[:12]
+    at = text.find(head)
+    return 0 <= at < LEAD_CHARS
 
 
 def main(argv: list[str] | None = None) -> int:
