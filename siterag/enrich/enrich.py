@@ -230,9 +230,6 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
     return _best_window(windows, tags)
 
 
-_ENDS_SENTENCE_RE = re.compile(r"[。．.！？!?」』）)]\s*$")
-
-
 # A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)
 # continues a thought begun before it: no place for a summary to start.
 _LEANS_BACK_RE = re.compile(
