@@ -92,9 +92,10 @@ def _archive(cfg: Config, site: SiteConfig) -> dict:
         report["index"] = index_task(layout, cfg.embedder, cfg.store)
     # Wall seconds per stage; then page work summed over all workers, and the index stage's parts.
     idx = report["index"]
-    report["seconds"] = {**clock.seconds, "extract (pages)": round(sum(o.get("extract_s", 0) for o in outcomes), 2),
-                         "enrich (pages)": round(sum(o.get("enrich_s", 0) for o in outcomes), 2),
-                         "embed ahead (pages)": round(sum(o.get("embed_s", 0) for o in outcomes), 2),
+    # (to the ms: a small site's pages take a few ms in all, which rounding to 0.01 s made 0)
+    report["seconds"] = {**clock.seconds, "extract (pages)": round(sum(o.get("extract_s", 0) for o in outcomes), 3),
+                         "enrich (pages)": round(sum(o.get("enrich_s", 0) for o in outcomes), 3),
+                         "embed ahead (pages)": round(sum(o.get("embed_s", 0) for o in outcomes), 3),
                          "chunk": idx["chunk_s"], "embed": idx["embed_s"], "write": idx["write_s"]}
     report["stage_spans"] = clock.spans
     return report
