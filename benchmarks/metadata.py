@@ -150,7 +150,7 @@ LEAD_CHARS = 300
 def _in_lead(summary: str, body: str) -> bool:
     """Whether the summary starts within the first LEAD_CHARS characters of the body's text (its Markdown marks,
     link targets and line breaks aside): the page's opening, not a passage from its middle."""
-    text = "".join(re.sub(r"\]\([^)]*\)|[#*_>|!\[\]\s]", "", body))
+    text = re.sub(r"\]\([^)]*\)|[#*_>|!\[\]\s]", "", body)
     head = re.sub(r"\s", "", summary)[:12]
     at = text.find(head)
     return 0 <= at < LEAD_CHARS

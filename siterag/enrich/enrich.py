@@ -673,8 +673,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = _page_title(fields)
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
-            if not title and without_banner(page_title, *banner) != page_title:
-                title = without_banner(page_title, *banner)
+            if not title and (plain := without_banner(page_title, *banner)) != page_title:
+                title = plain
             machine = {**machine_fields(body, title or page_title, stats, facts),
                        "category": categories[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
