@@ -6,18 +6,21 @@ import functools
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse, urlsplit, urlunsplit
 
 from siterag.acquire import warc
+from siterag.acquire.urls import redact_url
 from siterag.config import SiteConfig
-from siterag.layout import TEMP_PREFIX, atomic_write, read_saved
+from siterag.layout import TEMP_SUFFIX, UnsafePath, atomic_write, read_saved, safe_path, temp_name
 
 # wget exit codes that still leave a usable mirror: 0 ok, 8 = some pages answered 4xx/5xx.
 _USABLE_EXIT = {0, 8}
@@ -150,6 +153,29 @@ def wget_args(site: SiteConfig, dest: Path, if_modified_since: bool = False) -> 
     return args + list(site.start_urls)
 
 
+MIN_FILE_LIMIT = 64 << 20  # one file of a crawl may grow to 4x the quota, and at least this (bytes)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def max_file_bytes(quota: str) -> int | None:
+    """The most one file of a crawl may take on disk: 4x the site's quota, at least MIN_FILE_LIMIT; None for a
+    quota of "inf" (or 0). wget never applies its quota to a single file, so a gzip answer it decodes
+    (--compression=auto) could otherwise fill the disk."""
+    match = re.match(r"^(\d+(?:\.\d+)?)([kmgt]?)$", quota.strip().lower())
+    if not match or float(match.group(1)) == 0:
+        return None
+    return max(int(float(match.group(1)) * _UNITS[match.group(2)] * 4), MIN_FILE_LIMIT)
+
+
+def limit_file_size(limit: int | None) -> None:
+    """In wget's process, before it starts: a write past `limit` bytes fails (EFBIG, `Cannot write to … (File too
+    large)`, the crawl stops) instead of filling the disk."""
+    if limit is None:
+        return
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
 def parse_wget_log(text: str, dest: Path) -> set[str]:
     """Relative paths that wget saved or confirmed unchanged in this crawl."""
     seen: set[str] = set()
@@ -203,17 +229,16 @@ def error_warnings(errors: dict[str, int], limit: int = 10) -> list[str]:
 # A crawl keeps, per mirror file, the URL it came from (wget's names lose the query, add .html, get cut): the
 # `source:` of its document. In the site's log folder; merged across runs.
 URLS_FILE = "urls.json"
+# How a download ends: `- ‘x.html’ saved [4538/18153]` (whole when both agree, or no length was given), or
+# `- Connection closed at byte 4538. Giving up.` / `Read error at byte 4538/18153 (…). Retrying.`
+_DONE_RE = re.compile(r"[’'\"] saved \[(\d+)(?:/(\d+))?\]")
+_BROKEN_RE = re.compile(r"(?:Connection closed|Read error) at byte (\d+)")
+_LENGTH_RE = re.compile(r"^Length: (\d+)")
+_TOO_LARGE_RE = re.compile(r"^Cannot write to .*\((File too large|No space left on device)\)")
+TOO_LARGE = "over the size limit of one file"
 _FOLLOWING_RE = re.compile(r"^Location: .*\[following\]\s*$")
 _OCTAL_RE = re.compile(rb"\\([0-3][0-7]{2})")
 _HTML_NAME_RE = re.compile(r"\.html?$", re.IGNORECASE)
-
-
-def redact_url(url: str) -> str:
-    """`url` without a user name and password: they must not reach the corpus, the index or a report."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 @dataclass(frozen=True)
@@ -224,6 +249,7 @@ class Save:
     asked: str
     got: str
     rel: str
+    cut: str = ""  # why the answer is incomplete ('' = whole): `4538 of 18153 bytes`, `the crawl stopped`
 
 
 def parse_saves(text: str, dest: Path) -> list[Save]:
@@ -233,19 +259,41 @@ def parse_saves(text: str, dest: Path) -> list[Save]:
     dest_str = str(dest).rstrip("/") + "/"
     asked = got = ""
     following = False
+    open_at: int | None = None  # the save being written: its end line says whether it is whole
+    length = ""  # the Content-Length of the answer being read
     for line in text.splitlines():
         request = _REQUEST_RE.match(line)
         if request:
-            got = request.group(1)
+            if open_at is not None:  # a new request before the save's end line
+                saves[open_at] = replace(saves[open_at], cut="the download did not finish")
+            got, length = request.group(1), ""
             if not following and "(try:" not in line:  # a new request, not a redirect hop or a retry
                 asked = got
             following = False
         elif _FOLLOWING_RE.match(line):
             following = True
+            open_at = None
+        elif open_at is not None and (done := _DONE_RE.search(line)):
+            whole, total = done.group(1), done.group(2)
+            if total and whole != total:
+                saves[open_at] = replace(saves[open_at], cut=f"{whole} of {total} bytes")
+            open_at = None
+        elif open_at is not None and _TOO_LARGE_RE.search(line):
+            saves[open_at] = replace(saves[open_at], cut=TOO_LARGE)
+            open_at = None
+        elif open_at is not None and (broken := _BROKEN_RE.search(line)):
+            saves[open_at] = replace(saves[open_at], cut=f"{broken.group(1)} of {length} bytes" if length
+                                     else f"{broken.group(1)} bytes, then the connection broke")
+            open_at = None
         else:
+            if (declared := _LENGTH_RE.match(line)) is not None:
+                length = declared.group(1)
             for match in _SAVED_RE.finditer(line):
                 if match.group(1).startswith(dest_str):
                     saves.append(Save(asked or got, got, _log_name(match.group(1)[len(dest_str):])))
+                    open_at = len(saves) - 1 if line.startswith("Saving to:") else None
+    if open_at is not None:  # the log ends inside a download: wget was stopped (time limit) while saving it
+        saves[open_at] = replace(saves[open_at], cut="the crawl stopped while it was saved")
     return saves
 
 
@@ -307,7 +355,14 @@ def settle_saves(saves: list[Save], dest: Path, before: Path | None, start_url: 
     urls: dict[str, str] = {}
     asked_by_rel: dict[str, dict[str, str]] = {}
     foreign: list[str] = []
-    for rel, save in last.items():
+    cut: list[str] = []
+    for rel, save in list(last.items()):
+        try:
+            safe_path(dest, rel)
+        except UnsafePath as exc:  # wget never writes such a name: a log that does is not to be trusted
+            foreign.append(f"{redact_url(save.asked)}: refused {exc}")
+            del last[rel]
+            continue
         if off_site(save.got, start_url, domains) or off_site(save.asked, start_url, domains):
             kept = before is not None and (before / rel).is_file()
             if kept:
@@ -319,7 +374,11 @@ def settle_saves(saves: list[Save], dest: Path, before: Path | None, start_url: 
             foreign.append(f"{redact_url(save.asked)} answered from another host ({redact_url(save.got)}): not "
                            "archived" + ("; kept the earlier copy" if kept else ""))
             continue
+        if shrunk := _shrunk(save, dest, before):
+            cut.append(shrunk)  # a dying host's cut or empty answer never replaces the good copy
         name = utf8_name(rel)
+        if name != rel and not _safe(dest, name):
+            name = rel
         if name != rel and (dest / rel).is_file() and name and not (dest / name).is_dir():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             os.replace(dest / rel, dest / name)
@@ -332,6 +391,8 @@ def settle_saves(saves: list[Save], dest: Path, before: Path | None, start_url: 
             asked_by_rel.setdefault(utf8_name(save.rel), {})[_same_url(save.asked)] = redact_url(save.asked)
     warnings = foreign[:10] + ([f"... and {len(foreign) - 10} more pages answered from another host "
                                 "(see wget.log)"] if len(foreign) > 10 else [])
+    warnings += cut[:10] + ([f"... and {len(cut) - 10} more answers cut short or empty (see wget.log)"]
+                            if len(cut) > 10 else [])
     for rel, asked in sorted(asked_by_rel.items()):
         if len(asked) > 1 and rel in urls:
             others = sorted(u for u in asked.values() if u != urls[rel])
@@ -339,6 +400,37 @@ def settle_saves(saves: list[Save], dest: Path, before: Path | None, start_url: 
                             f"adds .html): only {urls[rel]} is archived, not {others[0]}"
                             + (f" and {len(others) - 1} more" if len(others) > 1 else ""))
     return seen, urls, warnings
+
+
+def _shrunk(save: Save, dest: Path, before: Path | None) -> str:
+    """A warning line when `save` is an answer cut short or an empty one ('' when it is whole). Where an earlier
+    copy exists it is put back; a first download cut short keeps the part that came (wget fetches it again next
+    run: its size differs from the server's)."""
+    path = dest / save.rel
+    empty = not save.cut and path.is_file() and path.stat().st_size == 0
+    if not save.cut and not empty:
+        return ""
+    old = before / save.rel if before is not None else None
+    why = f"was cut short ({save.cut})" if save.cut else "answered with an empty page"
+    if old is not None and old.is_file() and old.stat().st_size > 0 and \
+            not (path.exists() and os.path.samefile(old, path)):
+        os.replace(old, path)
+        return f"{redact_url(save.asked)} {why}: kept the earlier copy"
+    if save.cut == TOO_LARGE:  # a decompression bomb or a huge download: none of it is archived
+        path.unlink(missing_ok=True)
+        return f"{redact_url(save.asked)} is {TOO_LARGE} (4x the quota); not archived, and the crawl stopped " \
+               "there: add it to reject, or raise quota"
+    if save.cut:
+        return f"{redact_url(save.asked)} {why}: archived the part that came; the next run fetches it again"
+    return ""
+
+
+def _safe(root: Path, rel: str) -> bool:
+    try:
+        safe_path(root, rel)
+    except UnsafePath:
+        return False
+    return True
 
 
 def snapshot_mirror(dest: Path) -> Path | None:
@@ -488,7 +580,7 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     started = time.time()
     listed = refresh_urls(site, dest, log_path.parent, started)  # None: a full crawl
     known = dict(saved_urls(log_path.parent)) if listed is not None else {}  # file -> URL, before this crawl
-    url_file = log_path.parent / f"{TEMP_PREFIX}{os.getpid()}-refresh-urls.txt"
+    url_file = log_path.parent / (temp_name("refresh-urls.txt") + TEMP_SUFFIX)
     with log_path.open("w", encoding="utf-8", errors="replace") as log:
         try:
             warc_out = warc.warc_out_args(dest, log_path.parent) if site.warc else []  # also write WARC
@@ -497,7 +589,8 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
                 url_file.write_text("".join(u + "\n" for u in listed), encoding="utf-8")
                 refresh = ["-i", str(url_file)]
             proc = subprocess.run(wget_args(site, dest, listed is not None) + warc_out + refresh, stdout=log,
-                                  stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False)
+                                  stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False,
+                                  preexec_fn=functools.partial(limit_file_size, max_file_bytes(site.quota)))
             code = proc.returncode
         except subprocess.TimeoutExpired:
             code = -1
@@ -564,7 +657,11 @@ def copy_local(source: Path, dest: Path) -> MirrorResult:
         if not path.resolve().is_relative_to(source):
             result.warnings.append(f"refused path outside the source {rel}")
             continue
-        target = dest / rel
+        try:
+            target = safe_path(dest, rel.as_posix())
+        except UnsafePath as exc:  # a backslash or a drive in a name: no other stage could hold it safely
+            result.warnings.append(f"refused {exc}")
+            continue
         stat = path.stat()
         if not target.exists() or target.stat().st_size != stat.st_size or \
                 target.stat().st_mtime_ns != stat.st_mtime_ns:
@@ -576,7 +673,7 @@ def copy_local(source: Path, dest: Path) -> MirrorResult:
 def _atomic_copy(source: Path, target: Path) -> None:
     """copy2 via a temp file + rename: a killed copy never leaves a partial file under the real name."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_name(), suffix=TEMP_SUFFIX)
     os.close(fd)
     try:
         shutil.copy2(source, tmp)
@@ -602,7 +699,8 @@ def crawl_old_host_links(site: SiteConfig, dest: Path, log_dir: Path, result: Mi
             (warc.warc_out_args(dest, log_dir, "-hosts") if site.warc else []) + sorted(urls)
         with log_path.open("w", encoding="utf-8", errors="replace") as log:
             try:
-                subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False)
+                subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False,
+                               preexec_fn=functools.partial(limit_file_size, max_file_bytes(site.quota)))
             except subprocess.TimeoutExpired:
                 result.warnings.append(f"wget stopped after {site.timeout_s}s fetching old-host links")
                 return

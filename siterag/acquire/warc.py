@@ -29,11 +29,13 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import unquote, urlparse
 
-from siterag.layout import atomic_write, read_saved
+from siterag.acquire.urls import redact_url
+from siterag.layout import UnsafePath, atomic_write, read_saved, safe_path
 
 CAPTURES = "captures.json"  # in data/logs/<site>/: rel -> where and when its bytes were captured
 DEDUP_CDX = "warc-dedup.cdx"  # in data/logs/<site>/: every earlier CDX of the site, for wget --warc-dedup
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+MAX_PAYLOAD = 64 << 20  # bytes of one record's payload once decoded (gzip Content-Encoding): more is skipped
 _HTML_NAME_RE = re.compile(r"\.html?$", re.IGNORECASE)
 _CSS_NAME_RE = re.compile(r"\.css$", re.IGNORECASE)
 # --restrict-file-names=windows: these characters of a path are written %XX ('?' before a query is '@').
@@ -213,14 +215,17 @@ class _Reader:
         kind = record.rec_type
         if kind not in ("response", "revisit"):
             return 0
-        url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
+        url = redact_url((record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> "))
         if not url.startswith(("http://", "https://")):
             return 0
         record_id = record.rec_headers.get_header("WARC-Record-ID") or ""
-        payload = record.content_stream().read() if kind == "response" else b""
+        payload = record.content_stream().read(MAX_PAYLOAD + 1) if kind == "response" else b""
         if record_id and record_id in self.ids:
             return 1
         self.ids.add(record_id)  # taken or reported: a resync passes it by
+        if len(payload) > MAX_PAYLOAD:  # decoded past the cap: a decompression bomb, or a file no page needs
+            self.warn(f"{name}: the record for {url} is over {MAX_PAYLOAD >> 20} MiB once decoded; skipped")
+            return 1
         missing = getattr(record.raw_stream, "limit", 0)
         if kind == "response" and missing > 0:
             self.warn(f"{name}: damaged: the record for {url} is cut short ({missing} bytes missing); skipped")
@@ -243,9 +248,9 @@ class _Reader:
         headers = record.rec_headers
         self.captures.append(Capture(
             url=url, date=warc_date(headers.get_header("WARC-Date") or ""), kind=kind, status=status, mime=mime,
-            charset=charset, location=_absolute(url, location) if location else "", digest=digest,
+            charset=charset, location=redact_url(_absolute(url, location)) if location else "", digest=digest,
             warc_digest=headers.get_header("WARC-Payload-Digest") or "", file=name, order=self.order,
-            refers_uri=(headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<> "),
+            refers_uri=redact_url((headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<> ")),
             refers_date=warc_date(headers.get_header("WARC-Refers-To-Date") or "")))
         return 1
 
@@ -292,19 +297,41 @@ def _resolve_revisits(captures: list[Capture], warn: Callable[[str], None]) -> N
 
 # --- choosing and laying out -------------------------------------------------------------------------------------
 
+def url_segments(path: str) -> list[str]:
+    """A URL path's segments, each %-decoded, with `.` and `..` resolved as a browser resolves them (RFC 3986
+    remove_dot_segments: never above the root, whether written `..`, `%2e%2e` or `%2E.`); a `/` or `\\` that was
+    %-encoded inside a segment stays inside it (escaped again by wget_rel). The last segment is '' for a folder."""
+    out: list[str] = []
+    raw = path.split("/")[1:] if path.startswith("/") else path.split("/")
+    for i, part in enumerate(raw):
+        segment = unquote(part)
+        last = i == len(raw) - 1
+        if segment in (".", ".."):
+            if segment == ".." and out:
+                out.pop()
+            if last:
+                out.append("")
+            continue
+        out.append(segment)
+    return out or [""]
+
+
+def _escape(part: str) -> str:
+    return _WINDOWS_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", part.replace("/", "%2F"))
+
+
 def wget_rel(url: str, is_html: bool, is_css: bool = False, prefix: str = "") -> str:
     """Where `wget -nH --restrict-file-names=windows --adjust-extension` saves `url` (`prefix`: a path the site's
-    host prefix strips)."""
+    host prefix strips). Always a plain relative path under the mirror: dot segments are resolved first."""
     parsed = urlparse(url)
-    path = unquote(parsed.path)
+    segments = url_segments(parsed.path)
+    path = "/" + "/".join(segments)
     if prefix and (path == prefix or path.startswith(prefix + "/")):
-        path = path[len(prefix):]
-    rel = path.lstrip("/")
-    if not rel or rel.endswith("/"):
-        rel += "index.html"
-    rel = "/".join(_WINDOWS_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", part) for part in rel.split("/"))
+        segments = segments[len([p for p in prefix.split("/") if p]):] or [""]
+    segments = [part for part in segments[:-1] if part] + [segments[-1] or "index.html"]  # `a//b` is `a/b`
+    rel = "/".join(_escape(part) for part in segments)
     if parsed.query:
-        rel += "@" + _WINDOWS_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", unquote(parsed.query))
+        rel += "@" + _escape(unquote(parsed.query))
     if is_html and not _HTML_NAME_RE.search(rel):
         rel += ".html"
     elif is_css and not _CSS_NAME_RE.search(rel):
@@ -319,7 +346,7 @@ def site_prefix(url: str, hosts: list[tuple[str, str]]) -> str | None:
         return ""
     parsed = urlparse(url)
     netloc = parse_host(url)[0]
-    path = unquote(parsed.path)
+    path = "/" + "/".join(url_segments(parsed.path))
     for host, prefix in sorted(hosts, key=lambda h: -len(h[1])):
         if host in (netloc, (parsed.hostname or "").lower()) and \
                 (not prefix or path == prefix or path.startswith(prefix + "/")):
@@ -402,12 +429,15 @@ def lay_out(captures: list[Capture], payloads: dict[str, bytes], dest: Path, hos
         warnings.append(f"{missing} of {redirects} redirects name a page that was never captured")
     result = IngestResult(seen=set(), warnings=warnings, captures={})
     for rel, c in sorted(by_rel.items()):
-        target = dest / rel
         data = payloads[c.digest]
         try:
+            target = safe_path(dest, rel)
             if not target.is_file() or target.stat().st_size != len(data) or target.read_bytes() != data:
                 atomic_write(target, data)
                 result.written += 1
+        except UnsafePath as exc:
+            warnings.append(f"cannot save {c.url}: {exc}")
+            continue
         except OSError as exc:  # a file where a folder must go, a name too long, ...
             warnings.append(f"cannot save {c.url} as {rel}: {exc.strerror or exc}")
             continue
@@ -415,7 +445,11 @@ def lay_out(captures: list[Capture], payloads: dict[str, bytes], dest: Path, hos
         result.captures[rel] = {"url": c.url, "captured_at": c.date, "charset": c.charset, "file": c.file,
                                 "status": c.status, "mime": c.mime}
     for rel in sorted(set(previous or {}) - set(result.captures)):
-        path = dest / rel
+        try:  # captures.json is a file on disk: an earlier version or a hand may have put any name in it
+            path = safe_path(dest, rel)
+        except UnsafePath as exc:
+            warnings.append(f"did not remove {exc}")
+            continue
         if path.is_file():
             path.unlink()
             result.removed += 1

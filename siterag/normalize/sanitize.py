@@ -11,6 +11,7 @@ every page, so that a base64 image does not end up in the Markdown body.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from html.parser import HTMLParser
 
 import lxml.html
@@ -44,6 +45,7 @@ class _Flattener(HTMLParser):
         self.raw = ""  # inside <script>/<style>: their text is dropped
         self.out: list[str] = []
         self.stack: list[tuple[str, bool]] = []  # open tag, whether its start tag was kept
+        self.open: Counter[str] = Counter()  # open tags by name: an end tag's lookup without walking the stack
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if tag in SELF_CLOSING_SIBLINGS and self.stack and self.stack[-1][0] == tag:
@@ -56,6 +58,7 @@ class _Flattener(HTMLParser):
             return
         keep = len(self.stack) < self.limit
         self.stack.append((tag, keep))
+        self.open[tag] += 1
         if keep:
             self.out.append(text)
         if tag in ("script", "style"):
@@ -68,11 +71,11 @@ class _Flattener(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == self.raw:
             self.raw = ""
-        names = [name for name, _ in self.stack]
-        if tag not in names:
+        if not self.open[tag]:
             return  # a stray end tag
         while self.stack:
             name, kept = self.stack.pop()
+            self.open[name] -= 1
             if kept:
                 self.out.append(f"</{name}>")
             if name == tag:
