@@ -315,7 +315,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
             "only the site's template" if result.visible_chars and not no_text else "no text"
         return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})")
     # Diary entries: date lines become headings; the page's date is its first entry's, else its name's/content's.
-    dated = mark_entries(result.markdown, date_from_path(rel))
+    dated = mark_entries(result.markdown, date_from_path(rel), rel, result.title)
     result.markdown = dated.markdown
     if not dated.date and result.stamps:  # `Last updated: May 31, 2001` in the footer left out of the body
         dated.date = stamp_date(result.stamps, numeric_order(result.markdown))
@@ -341,6 +341,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         "path": rel,
         "date": dated.date,
         **({"date_from": dated.date_from} if dated.date else {}),  # entry | name | content | stamp | capture
+        **({"lastmod": dated.lastmod} if dated.lastmod else {}),  # a diary page's latest entry (date: its earliest)
         "processed_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "content_hash": info["hash"],
         "body_hash": content_hash(result.markdown),
@@ -458,6 +459,7 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
         "lost_content": sum("lost_content" in r.problems for r in reports),
         "short": sum("short" in r.notes for r in reports),  # informational: the page itself is short
         "mojibake": sum("mojibake" in r.problems for r in reports),
+        "few_entries": sum("few_entries" in r.problems for r in reports),
         "llm_fallback": sum("llm_fallback" in r.problems for r in reports),
         "metadata_fallback": sum("metadata_fallback" in r.problems for r in reports),
         "duplicates": dupes,

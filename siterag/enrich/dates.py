@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePosixPath
@@ -26,6 +28,8 @@ from pathlib import PurePosixPath
 from siterag.codehash import code_hash
 
 MIN_YEAR = 1990
+EARLIEST_YEAR = 1900  # the earliest year of entry headings that recur on a page (a transcribed old diary)
+INDUCE_MIN = 3  # date lines of one shape opening blocks of a page that make them entry headings, whatever the shape
 CONTENT_LINES = 20  # a page's content date is looked for in this many non-empty lines from the top
 MAX_TITLE_CHARS = 40  # a date line may carry a short title; more text after the date makes it a sentence
 ENTRY_HEADING_DEFAULT = 2  # entry headings' level on a page without a heading before its first entry
@@ -40,13 +44,13 @@ def _max_year() -> int:
     return date.today().year
 
 
-def _plausible(year: int) -> bool:
-    return MIN_YEAR <= year <= _max_year()
+def _plausible(year: int, earliest: int = MIN_YEAR) -> bool:
+    return earliest <= year <= _max_year()
 
 
-def _iso(year: int, month: int, day: int | None = None) -> str | None:
-    """'YYYY-MM-DD' ('YYYY-MM' without a day) for a real, plausible date; None otherwise."""
-    if not _plausible(year) or not 1 <= month <= 12:
+def _iso(year: int, month: int, day: int | None = None, earliest: int = MIN_YEAR) -> str | None:
+    """'YYYY-MM-DD' ('YYYY-MM' without a day) for a real date of a year in earliest..this year; None otherwise."""
+    if not _plausible(year, earliest) or not 1 <= month <= 12:
         return None
     if day is None:
         return f"{year:04d}-{month:02d}"
@@ -157,8 +161,8 @@ _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, 
                         r"(?!\d)", re.IGNORECASE)),
     ("monthday", re.compile(r"(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日")),
     ("monthday", re.compile(r"(?P<m>\d{1,2})\s*[./]\s*(?P<d>\d{1,2})(?=\s*\(\s*[" + _WEEKDAYS_JA + r"])")),
-    ("monthday", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![\d:])",
-                            re.IGNORECASE)),
+    ("monthday", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![\d:a-z])"
+                            r"(?!\s*,?\s*['’]\d)", re.IGNORECASE)),
 )
 # Day and month, then the year (two or four digits): `17/04/03`, `4.17.2003`, `17-04-2003`; one separator kind.
 _NUMERIC_RE = re.compile(r"(?P<a>\d{1,2})\s*(?P<sep>[./-])\s*(?P<b>\d{1,2})\s*(?P=sep)\s*(?P<y>(?:19|20)\d\d|\d\d)"
@@ -169,8 +173,12 @@ _YMD_RE = re.compile(r"(?P<y>\d\d)(?P<sep>[./])(?P<m>\d\d)(?P=sep)(?P<d>\d\d)(?!
 _NUMBERED_RE = re.compile(r"^\[?第\s*\d{1,4}\s*[回話号部章][^\s\]。、，,：:]{0,16}\]?(?:\([^)\s]*\))?\s+")
 _KANA_RE = re.compile(r"[\u3041-\u30ff]")
 JAPANESE_KANA_SHARE = 0.05  # Japanese prose is ~40% kana; an English page quoting a Japanese name has far less
-_WEEKDAY_RE = re.compile(r"\s*\(\s*(?:[" + _WEEKDAYS_JA + r"](?:曜日?)?(?:\s*[・,/]\s*[" + _WEEKDAYS_JA + r"])?|"
-                         r"[A-Za-z]{3,9}\.?)\s*\)|\s*[" + _WEEKDAYS_JA + r"]曜日?")
+_WD_NAME = (r"(?:sun(?:day)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
+            r"sat(?:urday)?)")
+# A weekday after a date: in any bracket (`(日)`, `[Mon]`, `【水】`, `<Sun>`), `日曜日`, or `, Sunday`.
+_WEEKDAY_RE = re.compile(r"\s*[(\[<【〈《]\s*(?:[" + _WEEKDAYS_JA + r"](?:曜日?)?(?:\s*[・,/]\s*[" + _WEEKDAYS_JA
+                         + r"])?|[A-Za-z]{3,9}\.?)\s*[)\]>】〉》]|\s*[" + _WEEKDAYS_JA + r"]曜日?|\s*,?\s+" + _WD_NAME
+                         + r"\.?(?![A-Za-z])", re.IGNORECASE)
 _EMPHASIS_RE = re.compile(r"^(\*\*|__|\*|_)(.+)\1$")
 _RANGE_END_RE = re.compile(r"^[.]?\s*[～-]\s*(?:\d{4}\s*[./年]\s*)?(?:\d{1,2}\s*[./月]\s*)?\d{1,2}(?:\s*日)?"
                            r"(?:\s*\(\s*[^)]{1,6}\))?")
@@ -191,19 +199,30 @@ class DateLine:
     year: int | None = None
     rest: str = ""  # what follows the date (and its weekday), stripped
     joined: bool = False  # the rest follows the date (or weekday) with no space: `7月31日に…`
+    shape: str = ""  # the date's pattern of tokens, its year left out: `9.9` (2003.6.29, 6.29), `W9M`, `9月9日`
+    earliest: int = MIN_YEAR  # the earliest year it may have (EARLIEST_YEAR: read loosely, see parse_date_line)
 
     @property
     def date(self) -> str | None:
-        return _iso(self.year, self.month, self.day) if self.year is not None else None
+        return _iso(self.year, self.month, self.day, self.earliest) if self.year is not None else None
+
+
+_FULL_WIDTH_RE = re.compile(r"[\uff01-\uff5e\u3000]+")  # full-width ASCII and spaces (not ①②: NFKC makes them digits)
+ANCHOR_RE = re.compile(r"\s*\{#([^\s{}]+)\}\s*$")  # a heading's anchor, `## 2003.6.29(日) {#2003-06-29}`
+
+
+def narrow(text: str) -> str:
+    """Full-width letters, digits, punctuation and spaces as ASCII (NFKC on them alone), `〜`/`~` as `～`."""
+    return _FULL_WIDTH_RE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text).translate(_WIDE)
 
 
 def _clean(line: str) -> str:
-    """A line's text for date reading: Markdown marks, emphasis and decorations off, full-width digits ASCII."""
-    text = line.strip().translate(_WIDE)
+    """A line's text for date reading: Markdown marks, emphasis, anchor and decorations off, full-width ASCII."""
+    text = narrow(line.strip())
     text = HARD_BREAK_RE.sub("", text).strip()
     heading = _HEADING_RE.match(text)
     if heading:
-        text = heading.group(2)
+        text = ANCHOR_RE.sub("", heading.group(2))
     for _ in range(3):
         emphasis = _EMPHASIS_RE.match(text)
         if emphasis:
@@ -218,18 +237,72 @@ def _glued(year: int, digits: str) -> tuple[int, int] | None:
     return valid[0] if len(valid) == 1 else None
 
 
-def parse_date_line(line: str, order: str | None = None) -> DateLine | None:
+def _year_span(match: re.Match) -> tuple[int, int] | None:
+    """Where a date match's year is (its era included); None without a year."""
+    groups = match.groupdict()
+    if not groups.get("y"):
+        return None
+    start, end = match.span("y")
+    if groups.get("era"):
+        start = match.start("era")
+    return start, end
+
+
+_SHAPE_TOKEN_RE = re.compile(r"\d+|[A-Za-z]+|[^\s,'’]")
+_WD_NAME_RE = re.compile(_WD_NAME + r"\.?", re.IGNORECASE)
+_YEAR_EDGE = " ,./-年'’"
+
+
+def _shape(text: str, start: int, end: int, year: tuple[int, int] | None) -> str:
+    """The pattern of a date's tokens (text[start:end]), its year (and the separator next to it) left out:
+    digits `9`, month names `M`, weekday names `W`, ordinal suffixes and spaces dropped, other marks kept. Two
+    headings of one diary have one shape whether or not they show the year: `WEDNESDAY 31st JULY 1935` and
+    `TUESDAY 6th AUGUST` are both `W9M`; `2003.6.29` and `6.28` are `9.9`; `2001年12月9日` and `12月10日` `9月9日`."""
+    if year:
+        before, after = text[start:year[0]].rstrip(_YEAR_EDGE), text[year[1]:end].lstrip(_YEAR_EDGE)
+        span = before + (" " if before and after else "") + after
+    else:
+        span = text[start:end]
+    out: list[str] = []
+    for token in _SHAPE_TOKEN_RE.findall(span):
+        low = token.lower()
+        if token.isdigit():
+            out.append("9")
+        elif low in _MONTHS:
+            out.append("M")
+        elif _WD_NAME_RE.fullmatch(low):
+            out.append("W")
+        elif low not in ("st", "nd", "rd", "th", "of") and not (low == "." and out and out[-1] in "MW"):
+            out.append(low)  # a separator (`.` `/` `-` 年 月 日); not the period of `Jun.`
+    return "".join(out)
+
+
+def _after_date(text: str, end: int) -> tuple[str, bool]:
+    """What follows a date at text[end:], its weekday skipped: (rest stripped, whether it is glued to the date)."""
+    rest = text[end:]
+    weekday = _WEEKDAY_RE.match(rest)
+    if weekday:
+        rest = rest[weekday.end():]
+    return rest.strip(), rest[:1].strip() != ""
+
+
+def parse_date_line(line: str, order: str | None = None, loose: bool = False) -> DateLine | None:
     """The date a line starts with (full or month-day), with what follows it; None if it starts otherwise.
 
-    Full dates: `2003.6.29`, `2003/05/20`, `2003-6-29`, `2001年12月9日`, `平成15年6月29日`, `July 31, 2003`,
-    `October 19-20, 2001` (its first day),
-    `31 July 2003`, `Sunday, July 31, 2003`, and a glued month+day `2001.1019` when just one split is a real
-    date (so `2002.630` is June 30th, `2002.111` stays undated). Month-day dates: `7月31日`, `Jul. 31`, and
-    `6.29` / `6/29` only before a weekday `(日)`. Leading marks (■, ◆, 【, list-free `*`), emphasis, a heading's
-    `#`s and full-width digits are ignored. A weekday after the date — `(日)`, `（土）`, `(Sun)`, `日曜日` — is
-    skipped; `rest` is the text after that. `order` ('dmy' / 'mdy', from `numeric_order` of the page) also
-    reads `17/04/03`-style dates, day or month first as it says. A numbered event's name may come before a full
-    date: `第６回自然劇場 1998年1月31日(土)` (a log of outings, meetings, performances).
+    Full dates: `2003.6.29`, `2003/05/20`, `2003-6-29`, `2001年12月9日`, `平成15年6月29日`, `H15.3.2`,
+    `July 31, 2003`, `Jun. 3 '03`, `October 19-20, 2001` (its first day), `31 July 2003`, `Sunday, July 31, 2003`,
+    `WEDNESDAY 31st JULY 2003`, `2003 June 5`, and a glued month+day `2001.1019` when just one split is a real
+    date (so `2002.630` is June 30th, `2002.111` stays undated). Month-day dates: `7月31日`, `Jul. 31`,
+    `TUESDAY 6th AUGUST`, `Dec 27th–Jan 2nd` (a range: its first day), and `6.29` / `6/29` only before a weekday
+    `(日)`. Leading marks (■, ◆, 【, list-free `*`), emphasis, a heading's `#`s and anchor `{#…}` and full-width
+    characters (NFKC) are ignored. A weekday after the date — `(日)`, `（土）`, `(Sun)`, `[Mon]`, `日曜日` — is
+    skipped; `rest` is the text after that. `order` ('dmy' / 'mdy' / 'ymd', from `numeric_order` of the page)
+    also reads `17/04/03`-style dates as it says. A numbered event's name may come before a full date:
+    `第６回自然劇場 1998年1月31日(土)` (a log of outings, meetings, performances).
+
+    `loose` (for lines that recur in one shape on a page, see mark_entries) also reads what a lone line is too
+    ambiguous for: years from EARLIEST_YEAR on (a transcribed diary of the 1930s), two-digit years (`03.6.29`,
+    `29/6/03` in the page's order, else where a field above 12 settles it), `6/29` without a weekday.
     """
     if not _DIGIT_RE.search(line):  # every date has a (day) digit; most lines have none: skip them cheaply
         return None
@@ -258,12 +331,110 @@ def parse_date_line(line: str, order: str | None = None) -> DateLine | None:
             continue
         if year is None and not _iso(2000, month, day):  # 2000 is a leap year: 2月29日 is a month-day
             continue
-        rest = text[match.end():]
-        weekday = _WEEKDAY_RE.match(rest)
-        if weekday:
-            rest = rest[weekday.end():]
-        return DateLine(kind, month, day, year, rest.strip(), rest[:1].strip() != "")
-    return _numeric_date(text, order) if order else None
+        rest, joined = _after_date(text, match.end())
+        return DateLine(kind, month, day, year, rest, joined, _shape(text, 0, match.end(), _year_span(match)))
+    found = _numeric_date(text, order) if order else None
+    return found or _scan(text, order, loose, bool(numbered))
+
+
+_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ORD = r"(?:st|nd|rd|th)?"
+_YEAR_TOKEN = r"(?P<y>(?:1[89]|20)\d\d|['’]\d\d)(?![\d:])"
+_LEAD_WD = r"(?:[(\[<【]?" + _WD_NAME + r"\.?[)\]>】]?(?:\s*,\s*|\s+))?"
+_DAY_RANGE = r"(?:\s*(?:-|–|—|～|to)\s*(?:(?:" + _MONTH_ALT + r")\.?\s*)?\d{1,2}" + _ORD + r"(?![\d:]))?"
+_YEAR_AFTER = r"(?:(?:\s*,\s*|\s+)" + _YEAR_TOKEN + ")?"
+_SCAN_RES = (  # the general grammar, tried after _DATE_RES: month names, then numbers in any order
+    re.compile(_LEAD_WD + r"(?P<mon>" + _MONTH_ALT + r")(?![a-z])\.?,?\s*(?P<d>\d{1,2})" + _ORD + r"(?![\d:])"
+               + _DAY_RANGE + _YEAR_AFTER, re.IGNORECASE),
+    re.compile(_LEAD_WD + r"(?P<d>\d{1,2})" + _ORD + _DAY_RANGE + r"\s*(?:of\s+)?(?P<mon>" + _MONTH_ALT
+               + r")(?![a-z])\.?" + _YEAR_AFTER, re.IGNORECASE),
+    re.compile(_YEAR_TOKEN + r"[\s,./-]+(?P<mon>" + _MONTH_ALT + r")(?![a-z])\.?[\s,./-]*(?P<d>\d{1,2})" + _ORD
+               + r"(?![\d:])", re.IGNORECASE),
+    re.compile(r"(?P<era>明治|大正|昭和|平成|令和|[MTSHR](?=\d))?\s*(?P<a>\d{1,4}|元|['’]\d\d)\s*(?P<s1>[./-]|年)\s*"
+               r"(?P<b>\d{1,2})\s*(?P<s2>[./-]|月)\s*(?P<c>\d{1,4}|['’]\d\d)(?!\d|[.:/-]\d)(?:\s*日(?![記誌曜]))?"),
+    re.compile(r"(?P<a>\d{1,2})\s*(?P<s1>[./])\s*(?P<b>\d{1,2})(?!\d|[.:/-]\d)"),
+)
+_ERA_BASE = {"明治": 1867, "大正": 1911, "昭和": 1925, "平成": 1988, "令和": 2018,
+             "M": 1867, "T": 1911, "S": 1925, "H": 1988, "R": 2018}
+
+
+def _two_digit_year(raw: str, loose: bool) -> int | None:
+    """`'03`, `03`: 1990..this year (see _year2); read loosely, the latest year it can be (`35` = 1935)."""
+    yy = int(raw.lstrip("'’"))
+    if not loose:
+        return _year2(yy)
+    return 2000 + yy if 2000 + yy <= _max_year() else 1900 + yy
+
+
+def _scan_numbers(match: re.Match, order: str | None, loose: bool) -> tuple[int | None, int, int, str] | None:
+    """(year, month, day, which group is the year) of a numeric match of _SCAN_RES; None if it is no date."""
+    g = match.groupdict()
+    a, b, c = g["a"], g["b"], g.get("c")
+    if c is None:  # two numbers: a month-day, `6/29` (`29/6` on a page that writes the day first)
+        return (None, int(b), int(a), "") if order == "dmy" else (None, int(a), int(b), "")
+    if (g["s1"] == "年") != (g["s2"] == "月") or (g["s1"] != "年" and g["s1"] != g["s2"]):
+        return None  # one kind of separator: `2003.6.29`, `2003年6月29日`, not `2003.6-29`
+    if g.get("era"):
+        if not (a == "元" or a.isdigit() and len(a) <= 2) or c is None or not c.isdigit():
+            return None
+        return _ERA_BASE[g["era"]] + (1 if a == "元" else int(a)), int(b), int(c), "a"
+    if a == "元" or not c.lstrip("'’").isdigit():
+        return None
+    if len(a) == 4 and a.isdigit():
+        return int(a), int(b), int(c), "a"
+    if a[0] in "'’":
+        year = _two_digit_year(a, loose)
+        return (year, int(b), int(c), "a") if year else None
+    year_last = len(c) == 4 or c[0] in "'’"
+    if not year_last and not (loose and order):
+        return None  # `03.6.29`: two-digit fields only loosely, in the order the page shows
+    if year_last or order in ("dmy", "mdy"):
+        year = int(c) if len(c) == 4 else _two_digit_year(c, loose)
+        x, y = int(a), int(b)
+        how = order if order in ("dmy", "mdy") else "dmy" if x > 12 else "mdy" if y > 12 else None
+        if year is None or how is None:
+            return None
+        return (year, y, x, "c") if how == "dmy" else (year, x, y, "c")
+    year = _two_digit_year(a, loose) if order == "ymd" else None
+    return (year, int(b), int(c), "a") if year else None
+
+
+def _scan(text: str, order: str | None, loose: bool, numbered: bool = False) -> DateLine | None:
+    """The general grammar (_SCAN_RES) at the start of cleaned text; see parse_date_line."""
+    earliest = EARLIEST_YEAR if loose else MIN_YEAR
+    for pattern in _SCAN_RES:
+        match = pattern.match(text)
+        if not match:
+            continue
+        if "a" in match.groupdict():
+            parts = _scan_numbers(match, order, loose)
+            if not parts:
+                continue
+            year, month, day, group = parts
+            if year is None and not (loose and match.group("s1") == "/") and not _WEEKDAY_RE.match(
+                    text[match.end():]):
+                continue  # `1.2 Scope`: a lone month-day of numbers is a date only before a weekday
+            span = None
+            if group:
+                era = match.groupdict().get("era")
+                span = (match.start("era") if era else match.start(group), match.end(group))
+        else:
+            raw = match.group("y")
+            year = (int(raw) if raw[0] not in "'’" else _two_digit_year(raw, loose)) if raw else None
+            if raw and year is None:
+                continue
+            month, day = _MONTHS[match.group("mon").lower().rstrip(".")], int(match.group("d"))
+            span = match.span("y") if raw else None
+        if numbered and year is None:
+            continue
+        if year is not None and not _iso(year, month, day, earliest):
+            continue
+        if year is None and not _iso(2000, month, day):
+            continue
+        rest, joined = _after_date(text, match.end())
+        return DateLine("full" if year is not None else "monthday", month, day, year, rest, joined,
+                        _shape(text, 0, match.end(), span), earliest)
+    return None
 
 
 def _numeric_parts(text: str) -> tuple[int, int, int, re.Match] | None:
@@ -301,11 +472,8 @@ def _numeric_date(text: str, order: str) -> DateLine | None:
         day, month = (a, b) if order == "dmy" else (b, a)
     if not _iso(year, month, day):
         return None
-    rest = text[match.end():]
-    weekday = _WEEKDAY_RE.match(rest)
-    if weekday:
-        rest = rest[weekday.end():]
-    return DateLine("full", month, day, year, rest.strip(), rest[:1].strip() != "")
+    rest, joined = _after_date(text, match.end())
+    return DateLine("full", month, day, year, rest, joined, _shape(text, 0, match.end(), _year_span(match)))
 
 
 def numeric_order(markdown: str) -> str | None:
@@ -334,12 +502,16 @@ def numeric_order(markdown: str) -> str | None:
     return "dmy" if dmy and not mdy else "mdy" if mdy and not dmy else None
 
 
-def is_date_line(line: str, order: str | None = None) -> bool:
+def is_date_line(line: str, order: str | None = None, loose: bool = False) -> bool:
     """Whether a line is a date line: a date at its start, then at most a weekday, a number (①, その2), a range
-    end (～12.30(火)) or a short title — MAX_TITLE_CHARS characters, not the rest of a sentence (`7月31日に…`)."""
-    found = parse_date_line(line, order)
-    if not found:
-        return False
+    end (～12.30(火)) or a short title — MAX_TITLE_CHARS characters, not the rest of a sentence (`7月31日に…`).
+    `loose`: the date read as parse_date_line(loose=True) does."""
+    found = parse_date_line(line, order, loose)
+    return bool(found) and titled(found)
+
+
+def titled(found: DateLine) -> bool:
+    """Whether what follows a line's date is at most a short title (see is_date_line), not a sentence."""
     rest = found.rest.rstrip(_CLOSERS + " ")
     if len(rest) > MAX_TITLE_CHARS:
         return False
@@ -357,7 +529,8 @@ class YearContext:
     preceding full date (or year heading), else from `fallback_year` (the page's name date or document date).
     Across a year end the year follows the page's order: in a newest-first diary `1月2日` then `12月31日`
     gives the year before, in an oldest-first one `12月31日` then `1月2日` the year after (a date more than 31
-    days against the order of the dates before it turns the year; a smaller slip does not)."""
+    days against the order of the dates before it turns the year; a smaller slip does not). A year taken from
+    the page (a full date before, a year heading `## 1951`) may be as early as EARLIEST_YEAR."""
 
     def __init__(self, fallback_year: int | None = None) -> None:
         self.year = fallback_year
@@ -372,7 +545,7 @@ class YearContext:
 
     def see_year(self, year: int) -> None:
         """A year alone (a heading `## 2003年`) sets the year of the month-day dates after it."""
-        if _plausible(year):
+        if _plausible(year, EARLIEST_YEAR):
             self.year, self.last, self.direction = year, None, 0
 
     def resolve(self, found: DateLine) -> str | None:
@@ -385,14 +558,14 @@ class YearContext:
         if self.year is None:
             return None
         year = self.year
-        if self.last and self.last[0] == year and _iso(year, found.month, found.day):
+        if self.last and self.last[0] == year and _iso(year, found.month, found.day, EARLIEST_YEAR):
             # more than a month against the page's order: the year turned (a slip of a few days did not)
             gap = (date(year, found.month, found.day) - date(*self.last)).days
             if self.direction < 0 and gap > 31:
                 year -= 1
             elif self.direction > 0 and gap < -31:
                 year += 1
-        iso = _iso(year, found.month, found.day)
+        iso = _iso(year, found.month, found.day, EARLIEST_YEAR)  # the year of a date already read
         if iso:
             self._move((year, found.month, found.day))
         return iso
@@ -428,6 +601,7 @@ class Entries:
     entries: list[Entry] = field(default_factory=list)
     date: str | None = None
     date_from: str | None = None  # entry | name | content (None: no date); the pipeline adds stamp and capture
+    lastmod: str | None = None  # the latest entry's date, when it is not `date` (the earliest entry's)
 
     @property
     def dates(self) -> list[str | None]:
@@ -453,20 +627,38 @@ def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _candidate(lines: list[str], first: int, end: int, order: str | None = None) -> str | None:
-    """'heading' when the block is a date-only heading, 'para' when its first line is a paragraph date line."""
+def _plain_line(line: str) -> bool:
+    """Whether a block's first line may open an entry: not a table, quote, HTML, list item, link or image."""
+    return not (line.lstrip().startswith(("|", ">", "<")) or _LIST_RE.match(line) or "](" in line or "![" in line)
+
+
+def _candidate(lines: list[str], first: int, end: int, order: str | None = None, loose: bool = False) -> str | None:
+    """'heading' when the block is a date-only heading, 'para' when its first line is a paragraph date line
+    (`loose`: read as parse_date_line(loose=True) reads it)."""
     line = lines[first]
     if line.startswith(_FENCE):
         return None
     if _HEADING_RE.match(line):
-        return "heading" if is_date_line(line, order) else None
-    if line.lstrip().startswith(("|", ">", "<")) or _LIST_RE.match(line) or "](" in line or "![" in line:
+        return "heading" if is_date_line(line, order, loose) else None
+    if not _plain_line(line) or not is_date_line(line, order, loose):
         return None  # tables, quotes, HTML, list items, links and images are not entry headings
-    if not is_date_line(line, order):
-        return None
-    if first + 1 < end and is_date_line(lines[first + 1], order):
+    if first + 1 < end and is_date_line(lines[first + 1], order, loose):
         return None  # several date lines in one paragraph: a dated list (an update log), not entries
     return "para"
+
+
+def recurring(lines: list[str], order: str | None = None, at: list[int] | None = None) -> set[int]:
+    """Induction: the lines (numbers; of `at`, default all) that open with a date read loosely, followed by at
+    most a short title (`titled`), whose date has a shape (`DateLine.shape`) that INDUCE_MIN or more of them
+    share. Whatever the format, a page's entry headings are written alike: `WEDNESDAY 31st JULY 1935` …
+    `TUESDAY 6th AUGUST`, `03.6.29(日)` …, `Dec 27 '03` …, while stray dates in the text vary."""
+    found: dict[int, str] = {}
+    for n in range(len(lines)) if at is None else at:
+        date_line = parse_date_line(lines[n], order, loose=True)
+        if date_line and titled(date_line):
+            found[n] = date_line.shape
+    counts = Counter(found.values())
+    return {n for n, shape in found.items() if counts[shape] >= INDUCE_MIN}
 
 
 def _heading_text(line: str) -> str:
@@ -476,25 +668,52 @@ def _heading_text(line: str) -> str:
     return emphasis.group(2).strip() if emphasis else text
 
 
-def entry_dates(markdown: str, fallback: str | None = None) -> dict[int, str | None]:
-    """line number → date of every date heading (`#`…`######` whose text is a date line) of a Markdown
-    document, years resolved as YearContext does (fallback: a 'YYYY…' date for month-day dates before any
-    full date). Lines in code fences are skipped. What chunking uses for each chunk's date."""
+_ANCHOR_DATE_RE = re.compile(r"^(\d{4})-(\d\d)-(\d\d)(?:-\d+)?$")
+
+
+def anchor_date(line: str) -> str | None:
+    """The date a heading's anchor gives (`## … {#2003-06-29}`, `{#2003-06-29-2}`); None for other anchors."""
+    anchor = ANCHOR_RE.search(line) if line.startswith("#") else None
+    match = _ANCHOR_DATE_RE.match(anchor.group(1)) if anchor else None
+    return _iso(*(int(g) for g in match.groups()), earliest=EARLIEST_YEAR) if match else None
+
+
+def entry_dates(markdown: str, fallback: str | None = None, year_hint: int | None = None) -> dict[int, str | None]:
+    """line number → date of every date heading of a Markdown document: a heading (`#`…`######`) whose text is a
+    date line, or one of INDUCE_MIN or more headings whose loosely read dates share a shape (`recurring`), or
+    one with a date anchor (`{#2003-06-29}`, as mark_entries writes them: that date is taken as it is). Years
+    resolved as YearContext does (fallback: a 'YYYY…' date for month-day dates before any full date, else
+    `year_hint`). Lines in code fences are skipped. What chunking uses for each chunk's date."""
     out: dict[int, str | None] = {}
-    context = YearContext(_fallback_year(fallback))
+    context = YearContext(_fallback_year(fallback) or year_hint)
     order = numeric_order(markdown)
+    lines = markdown.splitlines()
     in_fence = False
-    for n, line in enumerate(markdown.splitlines()):
+    visible: list[int] = []
+    for n, line in enumerate(lines):
         if line.startswith(_FENCE):
             in_fence = not in_fence
-        if in_fence or not line.strip():
-            continue
+        elif not in_fence and line.strip():
+            visible.append(n)
+    induced = recurring(lines, order, [n for n in visible if _HEADING_RE.match(lines[n])])
+    for n in visible:
+        line = lines[n]
         heading = _HEADING_RE.match(line)
+        anchored = anchor_date(line) if heading else None
+        loose = n in induced
         _see(context, line, heading is not None, order)
-        if heading and is_date_line(line, order):
-            found = parse_date_line(line, order)
+        if anchored:
+            year, month, day = (int(p) for p in anchored.split("-"))
+            out[n] = context.resolve(DateLine("full", month, day, year, earliest=EARLIEST_YEAR))
+        elif heading and (loose or is_date_line(line, order)):
+            found = parse_date_line(line, order, loose)
             out[n] = context.resolve(found) if found else None
+        elif heading and ANCHOR_RE.search(line) and ANCHOR_RE.search(line).group(1).startswith(UNDATED_ANCHOR):
+            out[n] = None  # an entry mark_entries could not date
     return out
+
+
+UNDATED_ANCHOR = "entry-"  # the anchor of an entry without a date: `{#entry-3}` (its number on the page)
 
 
 def _see(context: YearContext, line: str, heading: bool, order: str | None = None) -> None:
@@ -507,6 +726,28 @@ def _see(context: YearContext, line: str, heading: bool, order: str | None = Non
         year = _YEAR_HEADING_RE.match(_clean(line))
         if year:
             context.see_year(int(year.group(0)))
+
+
+# A line that opens like a date, whether or not the grammar reads it: digits, a separator, digits (`2003.6.29`,
+# `03/6/29`, `12月9日`, `H15.3.2`), a month or weekday name by a number (`JULY 31`, `31st JULY`, `Sun 3`).
+_DATE_LIKE_RE = re.compile(r"^(?:[A-Z]{1,2}|明治|大正|昭和|平成|令和)?['’]?\d{1,4}\s*(?:[./-]|年|月)\s*\d{1,2}(?!\d)|"
+                           r"^(?:" + _MONTH_ALT + r"|" + _WD_NAME + r")\.?,?\s+\d|^\d{1,2}(?:st|nd|rd|th)?\s+(?:"
+                           + _MONTH_ALT + r")(?![a-z])", re.IGNORECASE)
+
+
+def diary_signs(markdown: str) -> tuple[int, int]:
+    """(entry headings, lines that open like a date): a page with many of the second and few of the first is a
+    diary whose entries were not found (its dates in a format the grammar does not read). Lines of lists, tables
+    and code are not counted (an update log, a table of dates); a heading or paragraph line is."""
+    like = 0
+    in_fence = False
+    for line in markdown.splitlines():
+        if line.startswith(_FENCE):
+            in_fence = not in_fence
+        if in_fence or not _DIGIT_RE.search(line) or not _plain_line(line):
+            continue
+        like += bool(_DATE_LIKE_RE.match(_clean(line)))
+    return len(entry_dates(markdown)), like
 
 
 def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
@@ -583,35 +824,94 @@ def stamp_date(lines: list[str], order: str | None = None) -> str | None:
     return max(updates) if updates else other
 
 
-def mark_entries(markdown: str, name_date: str | None = None) -> Entries:
-    """Find a Markdown document's diary entries and make each entry's date line a heading.
+_HINT_YEAR_RE = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def year_hint(path: str | None = None, title: str | None = None) -> int | None:
+    """A year the page's file name or title shows alone (`diary/1947b.html`, `<title>1951</title>`), EARLIEST_YEAR
+    up to this year: where the month-day entry headings before a page's first full date take their year."""
+    for text in (PurePosixPath(path).stem if path else "", title or ""):
+        years = {int(y) for y in _HINT_YEAR_RE.findall(text) if _plausible(int(y), EARLIEST_YEAR)}
+        if len(years) == 1:
+            return years.pop()
+    return None
+
+
+def entry_anchor(when: str | None, number: int, taken: set[str]) -> str:
+    """A stable anchor for an entry heading: its date (`2003-06-29`; `2003-06-29-2` for the day's second entry),
+    else `entry-N` (N: its number on the page). `taken` holds the page's anchors so far (updated)."""
+    base = when or f"{UNDATED_ANCHOR}{number}"
+    anchor, k = base, 1
+    while anchor in taken:
+        k += 1
+        anchor = f"{base}-{k}"
+    taken.add(anchor)
+    return anchor
+
+
+POST_DAYS = 31  # a post's heading date within this many days of the date its file name gives
+
+
+def _post(lines: list[str], blocks: list[tuple[int, int]], order: str | None,
+          name_date: str | None) -> list[tuple[int, int, str]]:
+    """A one-entry page (a blog post): its first block (after page headings) opens with a full date and a title
+    (`2012-10-25 Windows8への切り替え準備`), and its file name gives a day within POST_DAYS of that date."""
+    if not name_date or len(name_date) != 10:
+        return []
+    for first, end in blocks:
+        line = lines[first]
+        if _HEADING_RE.match(line) and not is_date_line(line, order):
+            continue  # the page's title
+        kind = _candidate(lines, first, end, order)
+        found = parse_date_line(line, order) if kind else None
+        if not (found and found.date and found.rest):
+            return []
+        gap = abs((date.fromisoformat(found.date) - date.fromisoformat(name_date)).days)
+        return [(first, end, kind)] if gap <= POST_DAYS else []
+    return []
+
+
+def mark_entries(markdown: str, name_date: str | None = None, path: str | None = None,
+                 title: str | None = None) -> Entries:
+    """Find a Markdown document's diary entries, make each entry's date line a heading and give it an anchor.
 
     A candidate is a block that is a date-only heading (kept as it is), or a paragraph whose first line is a
     date line (`is_date_line`; not a list item, table row, quote, link or image, and not one of several date
-    lines in a row). Only a document with at least two candidates is a diary. Each paragraph date line then
+    lines in a row); or, whatever its format, one of INDUCE_MIN or more such blocks whose dates, read loosely,
+    have one shape (`recurring`: `WEDNESDAY 31st JULY 1935`, `TUESDAY 6th AUGUST`, …). Only a document with at
+    least two candidates is a diary, or a page whose file name gives a day and whose first block opens with a
+    date near it and a title (`_post`: a blog post, one entry). Each paragraph date line then
     becomes the heading `'#' * level + ' ' + its text` (text unchanged; only a trailing hard break and
     whole-line emphasis are dropped), on a block of its own: the rest of its paragraph follows after a blank
     line. `level` is that of the page's own date headings if it has any, else one below the last non-date
     heading before the first entry (`#` title → `##` entries, `##` section → `###`, at most 6), else 2
-    (ENTRY_HEADING_DEFAULT); every entry of the page gets the same level.
+    (ENTRY_HEADING_DEFAULT); every entry of the page gets the same level. Every entry heading ends in an anchor
+    `{#…}` (entry_anchor; Hugo's heading attribute), one it has already is kept.
 
     Dates: see YearContext (month-day dates take their year from the nearest preceding full date, else from
-    `name_date`); a date range (`2003.12.28(日)～2003.12.30(火)`) is dated by its start; an unreadable typo
-    (`2002.111(日)`) is an entry without a date. The document date is the first dated entry's (`date_from`
+    `name_date`, else from a year alone in the file name `path` or `title`, year_hint); a date range
+    (`2003.12.28(日)～2003.12.30(火)`) is dated by its start; an unreadable typo (`2002.111(日)`) is an entry
+    without a date. The document's `date` is its earliest dated entry's and `lastmod` its latest (`date_from`
     'entry'), else `name_date` ('name') unless a content date makes its year or month precise, else
     `content_date` ('content'), else None.
     """
     lines = markdown.splitlines()
     blocks = _paragraphs(lines)
     order = numeric_order(markdown)
-    found = [(first, end, kind) for first, end in blocks if (kind := _candidate(lines, first, end, order))]
+    openers = [first for first, _ in blocks if not lines[first].startswith(_FENCE)
+               and (_HEADING_RE.match(lines[first]) or _plain_line(lines[first]))]
+    induced = recurring(lines, order, openers)
+    found = [(first, end, kind) for first, end in blocks
+             if (kind := _candidate(lines, first, end, order, first in induced))]
     if len(found) < 2:
+        found = _post(lines, blocks, order, name_date)
+    if not found:
         return _without_entries(markdown, name_date)
     first_entry = found[0][0]
     level = ENTRY_HEADING_DEFAULT
-    for line in lines[:first_entry]:
+    for n, line in enumerate(lines[:first_entry]):
         heading = _HEADING_RE.match(line)
-        if heading and not is_date_line(line, order):
+        if heading and not is_date_line(line, order) and n not in induced:
             level = min(6, len(heading.group(1)) + 1)
     existing = next((_HEADING_RE.match(lines[first]) for first, _, kind in found if kind == "heading"), None)
     if existing:  # the page's own date headings set the level
@@ -632,12 +932,19 @@ def mark_entries(markdown: str, name_date: str | None = None) -> Entries:
         if n in kept:
             heading_lines.append(len(out))
         out.append(line)
+    hint = None if name_date else year_hint(path, title)
+    dated = entry_dates("\n".join(out), name_date, hint)
+    taken = {m.group(1) for n in heading_lines if (m := ANCHOR_RE.search(out[n]))}
+    entries = []
+    for number, n in enumerate(heading_lines, 1):
+        when = dated.get(n)
+        if not ANCHOR_RE.search(out[n]):
+            out[n] = out[n].rstrip() + " {#" + entry_anchor(when, number, taken) + "}"
+        entries.append(Entry(n, ANCHOR_RE.sub("", _HEADING_RE.match(out[n]).group(2)), when))
     new = "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
-    dated = entry_dates(new, name_date)
-    entries = [Entry(n, _HEADING_RE.match(out[n]).group(2), dated.get(n)) for n in heading_lines]
-    first_date = next((e.date for e in entries if e.date), None)
-    if first_date:
-        return Entries(new, entries, first_date, "entry")
+    days = sorted(e.date for e in entries if e.date)
+    if days:
+        return Entries(new, entries, days[0], "entry", days[-1] if days[-1] != days[0] else None)
     rest = _without_entries(new, name_date)
     return Entries(new, entries, rest.date, rest.date_from)
 

@@ -27,11 +27,15 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from siterag.enrich.dates import diary_signs
+
 MIN_VISIBLE_CHARS = 500  # a page whose own visible text is shorter is "short" (informational)
 LOST_RATIO = 0.5  # the body keeps under half of the page's non-template text: "lost_content"
 LOST_MIN_CHARS = 200  # ... and at least this many characters are missing (a caption more or less is noise)
 MOJIBAKE_RUN = 3  # repaired characters in a row that make a wrong decode
 MOJIBAKE_SHARE = 0.5  # or: share of the non-ASCII characters that repair (with at least 2 of them)
+FEW_ENTRIES_LINES = 8  # a page with this many lines that open like a date (siterag.enrich.dates.diary_signs) ...
+FEW_ENTRIES_SHARE = 0.5  # ... and entry headings for fewer than this share of them: "few_entries"
 
 # Characters no correct decode produces: U+FFFD, C1 controls, the private-use characters Python's cp932 gives
 # the stray bytes 0xA0, 0xFD-0xFF.
@@ -195,6 +199,8 @@ class PageReport:
     metadata_problem: str = ""  # why the LLM's title/tags/summary were not used
     visible: int | None = None  # visible characters of the page itself, when known
     content: int | None = None  # ... of them not the site's template
+    entries: int = 0  # diary entry headings found (few_entries)
+    date_lines: int = 0  # lines that open like a date (few_entries)
 
 
 def check_page(path: str, body: str, fields: dict, page: Mapping[str, int] | None = None) -> PageReport:
@@ -206,7 +212,10 @@ def check_page(path: str, body: str, fields: dict, page: Mapping[str, int] | Non
     because what the extractor may rightly drop beyond the template (the page's own link lists, counters,
     copyright lines, captions, markup counted differently) is a minority of a page's text, while the failures
     this is for drop most of it (one cell of a layout table kept, the article lost next to a long menu).
-    short (a note, not a problem): `visible` < MIN_VISIBLE_CHARS, the page itself is short."""
+    short (a note, not a problem): `visible` < MIN_VISIBLE_CHARS, the page itself is short.
+    few_entries: FEW_ENTRIES_LINES or more lines open like a date but under FEW_ENTRIES_SHARE of them are entry
+    headings (siterag.enrich.dates.diary_signs): a diary whose date format was not read; its chunks carry
+    another entry's date or the page's."""
     report = PageReport(path, text_chars(body))
     if page:
         visible, content = page.get("visible"), page.get("content")
@@ -215,6 +224,9 @@ def check_page(path: str, body: str, fields: dict, page: Mapping[str, int] | Non
             report.problems.append("lost_content")
         if visible is not None and visible < MIN_VISIBLE_CHARS:
             report.notes.append("short")
+    report.entries, report.date_lines = diary_signs(body)
+    if report.date_lines >= FEW_ENTRIES_LINES and report.entries < FEW_ENTRIES_SHARE * report.date_lines:
+        report.problems.append("few_entries")
     if mojibake_score(body).found or mojibake_score(str(fields.get("title", ""))).found:
         report.problems.append("mojibake")
     if fields.get("fallback"):
@@ -242,6 +254,9 @@ def log_lines(reports: list[PageReport], duplicates: list[list[str]],
         for problem in r.problems:
             if problem == "lost_content":
                 lines.append(f"[!] Lost content (kept {r.chars} of {r.content} non-template chars): {r.path}")
+            elif problem == "few_entries":
+                lines.append(f"[!] Few diary entries found ({r.entries} entry headings, {r.date_lines} lines that "
+                             f"start with a date): {r.path}")
             elif problem == "mojibake":
                 lines.append(f"[!] Mojibake or U+FFFD: {r.path}")
             elif problem == "llm_fallback":

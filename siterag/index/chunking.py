@@ -10,7 +10,8 @@ is one <table>, a pasted log in <pre>) is cut between rows / lines, each piece a
 Heading paths are a stack by level: a heading replaces every heading of its own or a deeper level, so a page
 whose headings start at `###` gets `4月30日`, then `4月29日` (not `4月30日 > 4月29日`). Each chunk carries a date:
 that of the nearest date heading in its path (a diary entry, `siterag.enrich.dates.entry_dates`, month-day headings
-taking their year from the page) else the document's date.
+taking their year from the page) else the document's date, and that entry's heading text (`entry`) and anchor
+(`anchor`: the heading's `{#…}`, as siterag.enrich.dates.mark_entries writes it; left out of the heading path).
 
 Sizes are counted with the embedder's own tokenizer when it has one (USE multilingual ships its SentencePiece
 model: `USEEmbedder.count_tokens`); otherwise with `approx_tokens`, an approximation calibrated against it.
@@ -23,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from siterag.enrich.dates import entry_dates
+from siterag.enrich.dates import ANCHOR_RE, entry_dates
 
 TokenCounter = Callable[[str], int]
 
@@ -50,32 +51,45 @@ def approx_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A passage of a document with its heading path (`A > B`), its size in tokens and its date ('' unknown)."""
+    """A passage of a document with its heading path (`A > B`), its size in tokens, its date ('' unknown) and the
+    diary entry it lies in: that entry heading's text and anchor ('' outside entries)."""
 
     no: int
     heading: str
     text: str
     tokens: int = 0
     date: str = ""
+    entry: str = ""
+    anchor: str = ""
 
 
 def _is_block(text: str) -> bool:
     return text.startswith(("|", "```"))
 
 
-def _units(markdown: str, doc_date: str = "") -> list[tuple[list[str], str, str]]:
-    """Paragraph-level units with the heading path and date in force; tables and code fences stay whole."""
-    units: list[tuple[list[str], str, str]] = []
-    stack: list[tuple[int, str, str | None]] = []  # (level, text, date of a date heading else None)
+_Entry = tuple[str, str, str]  # (date, entry heading text, anchor)
+
+
+def _units(markdown: str, doc_date: str = "") -> list[tuple[list[str], str, _Entry]]:
+    """Paragraph-level units with the heading path and (date, entry, anchor) in force; tables and code fences
+    stay whole."""
+    units: list[tuple[list[str], str, _Entry]] = []
+    stack: list[tuple[int, str, _Entry | None]] = []  # (level, text, its entry if it is a date heading)
     buf: list[str] = []
     in_fence = False
     dated = entry_dates(markdown, doc_date or None)
+    # The last entry heading (its place in the stack, level, units before it, entry): in force up to the next one,
+    # a `#` heading, or a heading at its level or above after some text of the entry (`## あとがき`); a heading right
+    # under it is its title, whatever the level (`## Death of my mother` under `### TUESDAY 13th MAY 1997`).
+    last: list[tuple[int, int, int, _Entry]] = []
 
     def flush() -> None:
         text = "\n".join(buf).strip()
         if text:
-            when = next((d for _, _, d in reversed(stack) if d), None) or doc_date
-            units.append(([h for _, h, _ in stack], text, when))
+            entries = [e for _, _, e in reversed(stack) if e] or [e for *_, e in last]
+            # the nearest dated entry, else the nearest one (dated by the document)
+            entry = next((e for e in entries if e[0]), None) or (doc_date, *(entries[0][1:] if entries else ("", "")))
+            units.append(([h for _, h, _ in stack], text, entry))
         buf.clear()
 
     for n, line in enumerate(markdown.splitlines()):
@@ -94,9 +108,19 @@ def _units(markdown: str, doc_date: str = "") -> list[tuple[list[str], str, str]
         if match:
             flush()
             level = len(match.group(1))
+            text = match.group(2).strip()
+            anchor = ANCHOR_RE.search(text)
+            text = ANCHOR_RE.sub("", text) if anchor else text
+            entry = (dated.get(n) or "", text, anchor.group(1) if anchor else "") if n in dated else None
+            if entry and last:  # the headings of the last entry (its topic titles) end with it
+                del stack[last[0][0]:]
+            elif last and level <= last[0][1] and len(units) > last[0][2]:
+                last.clear()  # a section after the entry, at its level or above
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, match.group(2).strip(), dated.get(n)))
+            if entry or level == 1:  # a new entry; a page heading ends the last one
+                last[:] = [(len(stack), level, len(units), entry)] if entry else []
+            stack.append((level, text, entry))
             continue
         is_table = line.startswith("|")
         if not line.strip() or (buf and is_table != buf[-1].startswith("|")):
@@ -224,14 +248,14 @@ def chunk_markdown(markdown: str, max_tokens: int = DEFAULT_MAX_TOKENS, overlap_
     chunks: list[Chunk] = []
     current: list[str] = []
     current_heading: list[str] | None = None
-    current_date = ""
+    current_entry: _Entry = ("", "", "")
 
     def emit() -> None:
         if current:
             text = "\n\n".join(current)
-            chunks.append(Chunk(len(chunks), " > ".join(current_heading or []), text, size(text), current_date))
+            chunks.append(Chunk(len(chunks), " > ".join(current_heading or []), text, size(text), *current_entry))
 
-    section: tuple[list[str], str] | None = None
+    section: tuple[list[str], _Entry] | None = None
     for heading, unit, when in _units(markdown, doc_date):
         for piece in _split_long(unit, max_tokens, size):
             used = sum(size(c) for c in current)
@@ -243,7 +267,7 @@ def chunk_markdown(markdown: str, max_tokens: int = DEFAULT_MAX_TOKENS, overlap_
                     tail = _overlap(current[-1], min(overlap_tokens, max_tokens - size(piece)), size)
                 current = [tail] if tail else []
             section = (heading, when)
-            current_heading, current_date = heading, when
+            current_heading, current_entry = heading, when
             current.append(piece)
     emit()
     return chunks
@@ -262,6 +286,8 @@ def markdown_lines(markdown: str) -> list[str]:
     for line in markdown.splitlines():
         if line.startswith("```") or _TABLE_RULE_RE.match(line):
             continue
+        if line.startswith("#"):
+            line = ANCHOR_RE.sub("", line)  # an entry heading's anchor `{#2003-06-29}`
         line = _IMAGE_RE.sub("", line)
         line = _LINK_RE.sub(r"\1", line)
         line = _EMPHASIS_RE.sub(r"\2", line).replace("<br>", " ")

@@ -135,6 +135,12 @@ class DocList:
         return [self._by_id[i] for i in doc_ids if i in self._by_id]
 
 
+def chunk_heading(chunk: Chunk) -> str:
+    """A chunk row's `heading`: the chunk's heading path, then its diary entry's anchor `{#2003-06-29}` (the
+    entry's title is the path's date heading; its date the row's `date`)."""
+    return chunk.heading + (f" {{#{chunk.anchor}}}" if chunk.anchor else "")
+
+
 def stored_hash(content_hash: str, date: str, settings_key: str) -> str:
     """The hash a row stores: the document's hash, its date and the settings' key. The date is part of it: a page
     whose date changed is rewritten (its chunks are dated anew); rows written before chunks had dates of their
@@ -356,7 +362,7 @@ def _write_batch(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Ta
         for c in d.chunks:
             text = chunk_text(d, c)
             chunk_rows.append({**_base(d, stored[d.doc_id]), "id": f"{d.doc_id}#{c.no}", "chunk_no": c.no,
-                               "heading": c.heading, "text": text, "date": c.date or d.date})
+                               "heading": chunk_heading(c), "text": text, "date": c.date or d.date})
             chunk_texts.append(embed_text(d, c, settings))
     clock = time.perf_counter()
     doc_vecs = embedder.embed(doc_texts)

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from siterag.enrich.dates import ANCHOR_RE
 from siterag.index.chunking import markdown_lines
 from siterag.index.store import IndexStore
 
@@ -115,6 +116,7 @@ class Hit:
     text: str = ""  # the whole passage (for `ask`)
     url: str = ""  # the page's original URL (front matter `url`; add_provenance fills it)
     captured_at: str = ""  # WARC sites: when the page was captured (front matter `captured_at`)
+    anchor: str = ""  # the diary entry the passage lies in: its heading's anchor (`2003-06-29`: `path#2003-06-29`)
 
     @property
     def ref(self) -> str:
@@ -516,7 +518,13 @@ def _hit(row: dict, score: float, query: str, similarity: float, bm25: float) ->
     return Hit(site=row["site"], path=row["path"], title=row["title"], date=row["date"] or "",
                score=round(score, 4), snippet=make_snippet(row["text"], query), heading=row.get("heading", "") or "",
                doc_id=row["doc_id"], chunk_no=int(row.get("chunk_no", -1)), similarity=round(similarity, 4),
-               bm25=round(bm25, 4), text=row["text"])
+               bm25=round(bm25, 4), text=row["text"], anchor=_anchor(row.get("heading") or ""))
+
+
+def _anchor(heading: str) -> str:
+    """The entry anchor at the end of a chunk row's heading (`日記 > 2003.6.30(月) {#2003-06-30}`), else ''."""
+    match = ANCHOR_RE.search(heading)
+    return match.group(1) if match else ""
 
 
 def search(query: str, data_dir: str | Path | IndexStore = "data", *, site: str | None = None,

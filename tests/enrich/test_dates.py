@@ -164,13 +164,15 @@ def test_mark_entries_turns_paragraph_date_lines_into_headings_below_the_page_he
     found = mark_entries(DIARY, "2003-01")
     lines = found.markdown.splitlines()
     headings = [ln for ln in lines if ln.startswith("#")]
-    assert headings == ["# 徒然なるままに", "## 2003.6.30(月)", "## 2003.6.29(日)", "## 6月2日(月)②",
-                        "## 2002.630(日)"]
+    assert headings == ["# 徒然なるままに", "## 2003.6.30(月) {#2003-06-30}", "## 2003.6.29(日) {#2003-06-29}",
+                        "## 6月2日(月)② {#2003-06-02}", "## 2002.630(日) {#2002-06-30}"]
     assert found.dates == ["2003-06-30", "2003-06-29", "2003-06-02", "2002-06-30"]
     assert [lines[e.line] for e in found.entries] == headings[1:]
-    assert found.date == "2003-06-30" and found.date_from == "entry"
+    assert [e.heading for e in found.entries] == ["2003.6.30(月)", "2003.6.29(日)", "6月2日(月)②", "2002.630(日)"]
+    # a page of several entries: `date` its earliest entry's, `lastmod` its latest
+    assert (found.date, found.lastmod, found.date_from) == ("2002-06-30", "2003-06-30", "entry")
     # the rest of a paragraph that starts with a date line stays, as its own paragraph after the heading
-    at = lines.index("## 2003.6.29(日)")
+    at = lines.index("## 2003.6.29(日) {#2003-06-29}")
     assert lines[at + 1: at + 4] == ["", "『さくら』をみて  ", "NHKの朝の連続ドラマの続編。"]
     # lists, tables, link lists, sentences and unreadable dates are left as they were
     for kept in ("- 2003.6.28(土) 箇条書きの日付は見出しにしない", "| 2003.6.1 | 表の日付 |",
@@ -179,7 +181,7 @@ def test_mark_entries_turns_paragraph_date_lines_into_headings_below_the_page_he
         assert kept in lines
     # the text of the page is unchanged but for the heading marks, emphasis and blank lines
     def words(md):
-        return re.sub(r"[#*\s]", "", md)
+        return re.sub(r"[#*\s]", "", re.sub(r" \{#[^}]*\}", "", md))
 
     assert words(found.markdown) == words(DIARY)
     assert mark_entries(found.markdown, "2003-01").markdown == found.markdown  # marking twice changes nothing
@@ -187,12 +189,13 @@ def test_mark_entries_turns_paragraph_date_lines_into_headings_below_the_page_he
 
 def test_entry_level_follows_the_last_heading_before_the_first_entry():
     body = "2003.6.30(月)\n\n本文一。\n\n2003.6.29(日)\n\n本文二。\n"
-    assert mark_entries(body).markdown.startswith("## 2003.6.30(月)\n\n本文一。")  # no heading: ##
+    assert mark_entries(body).markdown.startswith("## 2003.6.30(月) {#2003-06-30}\n\n本文一。")  # no heading: ##
     nested = "# サイト\n\n## 日記\n\n" + body
-    assert "\n### 2003.6.29(日)\n" in mark_entries(nested).markdown
+    assert "\n### 2003.6.29(日) {#2003-06-29}\n" in mark_entries(nested).markdown
     existing = "# 日記\n\n### 7月31日\n\n暑い。\n\n7月30日\n\n雨。\n"  # a date heading counts, kept as it is
     found = mark_entries(existing, "2001")
-    assert found.markdown == "# 日記\n\n### 7月31日\n\n暑い。\n\n### 7月30日\n\n雨。\n"  # at their level
+    assert found.markdown == \
+        "# 日記\n\n### 7月31日 {#2001-07-31}\n\n暑い。\n\n### 7月30日 {#2001-07-30}\n\n雨。\n"  # at their level
     assert found.dates == ["2001-07-31", "2001-07-30"]
 
 
@@ -254,7 +257,7 @@ def test_entries_of_the_real_diary_pages(name):
     extra = [g for g in got if g not in truth]
     dates = sorted(d for _, d in truth)
     assert len(extra) <= 0.05 * len(truth) and all(dates[0] <= d <= dates[-1] for _, d in extra)
-    assert found.date == truth[0][1] and found.date_from == "entry"
+    assert found.lastmod == truth[0][1] and found.date == min(d for _, d in truth) and found.date_from == "entry"
 
 
 def test_the_diary_with_typos_keeps_every_readable_entry():
@@ -298,10 +301,11 @@ def test_process_page_writes_entry_headings_and_the_date_with_its_source(tmp_pat
         fields[rel], text = read_doc(layout.corpus / corpus_rel)
         if rel.startswith("diary"):
             assert [ln for ln in text.splitlines() if ln.startswith("#")] == \
-                ["# 日記", "## 2003.6.29(日)", "## 2003.6.28(日)", "## 2003.6.27(日)"]
-    got = {rel: (f["date"], f["date_from"]) for rel, f in fields.items()}
-    assert got == {"diary/nikki0306.htm": ("2003-06-29", "entry"), "about/nikki0306.htm": ("2003-06", "name"),
-                   "about/me.htm": ("2001-05-03", "content")}
+                ["# 日記", "## 2003.6.29(日) {#2003-06-29}", "## 2003.6.28(日) {#2003-06-28}",
+                 "## 2003.6.27(日) {#2003-06-27}"]
+    got = {rel: (f["date"], f["date_from"], f.get("lastmod")) for rel, f in fields.items()}
+    assert got == {"diary/nikki0306.htm": ("2003-06-27", "entry", "2003-06-29"),
+                   "about/nikki0306.htm": ("2003-06", "name", None), "about/me.htm": ("2001-05-03", "content", None)}
 
 
 # ---- the index: chunk dates and --since/--until on entries --------------------------------------------------
@@ -329,7 +333,7 @@ def test_search_since_until_find_a_diary_entry_by_its_own_date(tmp_path):
 
     emb = get_embedder("use-multilingual-v3")
     marked = mark_entries(NIKKI, "2003-01")
-    assert marked.date == "2003-06-30"
+    assert (marked.date, marked.lastmod) == ("2003-01-02", "2003-06-30")
 
     def doc(date_, h="v1"):
         return IndexedDoc(doc_id="s/nikki.md", site="s", path="nikki.htm", source="", title="日記", category="",
@@ -339,13 +343,16 @@ def test_search_since_until_find_a_diary_entry_by_its_own_date(tmp_path):
     sync_site(db, "s", [doc(marked.date)], emb)
     _, chunks = open_tables(db, emb.dim)
     rows = {r["heading"]: r["date"] for r in chunks.search().select(["heading", "date"]).limit(None).to_list()}
-    assert rows == {"日記 > 2003.6.30(月)": "2003-06-30", "日記 > 2003.3.15(土)": "2003-03-15",
-                    "日記 > 2003.1.2(木)": "2003-01-02"}
+    # each chunk row: its entry's date, its heading path (the entry's title) and the entry's anchor
+    assert rows == {"日記 > 2003.6.30(月) {#2003-06-30}": "2003-06-30",
+                    "日記 > 2003.3.15(土) {#2003-03-15}": "2003-03-15",
+                    "日記 > 2003.1.2(木) {#2003-01-02}": "2003-01-02"}
     for group in (True, False):
         hits = search("ラーメン", tmp_path, since="2003-03", until="2003-03", group=group)
-        assert [(h.doc_id, h.date, h.heading) for h in hits] == [("s/nikki.md", "2003-03-15", "日記 > 2003.3.15(土)")]
+        assert [(h.doc_id, h.date, h.heading, h.anchor) for h in hits] == \
+            [("s/nikki.md", "2003-03-15", "日記 > 2003.3.15(土) {#2003-03-15}", "2003-03-15")]
         assert "味噌ラーメン" in hits[0].text
-        # the page's own date (2003-06-30) is outside the range, its entry of January is not
+        # the page's latest entry (2003-06-30) is outside the range, its entry of January is not
         assert {h.date for h in search("初詣", tmp_path, until="2003-01", group=group)} == {"2003-01-02"}
         assert search("ラーメン", tmp_path, since="2003-04", until="2003-05", group=group) == []
     # A page whose date changed is rewritten though its body did not; rows written before chunks had dates of
@@ -382,7 +389,7 @@ def test_year_last_numeric_dates_are_read_in_the_order_the_page_itself_shows():
     found = mark_entries(UK_DIARY)
     assert [(e.heading, e.date) for e in found.entries] == [
         ("17/04/03", "2003-04-17"), ("01/04/03", "2003-04-01"), ("27/10/02", "2002-10-27")]
-    assert found.date == "2003-04-17" and found.date_from == "entry"
+    assert (found.date, found.lastmod, found.date_from) == ("2002-10-27", "2003-04-17", "entry")
     assert "## 01/04/03" in found.markdown
     assert sorted(entry_dates(found.markdown).values()) == ["2002-10-27", "2003-04-01", "2003-04-17"]
 
@@ -415,7 +422,7 @@ def test_the_real_uk_build_diary_is_dated_entry_by_entry(tmp_path):
     found = mark_entries(extract_page(html, "heuristic", template=template).markdown)
     dates = [e.date for e in found.entries]
     assert len(dates) >= 20 and None not in dates
-    assert found.date == "2003-04-17"
+    assert found.lastmod == "2003-04-17" and found.date == min(dates)
     assert all("2001-01-01" <= d <= "2003-12-31" for d in dates)  # the robot's build years
     slips = sum(later > earlier for earlier, later in zip(dates, dates[1:], strict=False))
     assert slips <= 1  # newest first, as the page is (the author put 18/11/01 above 28/11/01): no day/month swapped
@@ -551,6 +558,120 @@ def test_a_numbered_events_name_may_come_before_its_full_date():
     assert [(e.heading, e.date) for e in found.entries] == [
         ("第６回自然劇場 1998年1月31日(土) 久喜市昭和池", "1998-01-31"),
         ("第７回自然劇場 1998年2月21日(土) 蓮田市黒浜", "1998-02-21")]
-    assert "## 第６回自然劇場 1998年1月31日(土) 久喜市昭和池" in found.markdown
+    assert "## 第６回自然劇場 1998年1月31日(土) 久喜市昭和池 {#1998-01-31}" in found.markdown
     for line in ("第2回の会議は2003年5月4日に開かれた。", "第1回 5月4日(日)", "第１回～第５回"):
         assert parse_date_line(line) is None, line
+
+
+# ---- the general grammar, induction, anchors, page dates, the quality line (issue 23) --------------------------
+
+@pytest.mark.parametrize(("line", "iso", "month_day"), [
+    ("Sat. 14th of March, 1998", "1998-03-14", (3, 14)),  # weekday, ordinal, "of", comma
+    ("Mar. 3rd '99", "1999-03-03", (3, 3)),  # an apostrophe year
+    ("Tue 3 Jun '97 — rain", "1997-06-03", (6, 3)),
+    ("2nd-4th May 2004", "2004-05-02", (5, 2)),  # a range of days: its first
+    ("2004 June 5", "2004-06-05", (6, 5)),
+    ("H12.11.3", "2000-11-03", (11, 3)),  # a Japanese era year, abbreviated
+    ("Ｊｕｌｙ　４，　２００２", "2002-07-04", (7, 4)),  # full-width letters and spaces (NFKC)
+    ("２００２－１１－０３　［日］", "2002-11-03", (11, 3)),  # a weekday in full-width square brackets
+    ("FRIDAY 13th DECEMBER", None, (12, 13)),  # a month-day: the year comes from the page
+    ("Dec 27th–Jan 2nd", None, (12, 27)),  # a range across a month: its first day
+])
+def test_the_general_grammar_reads_dates_in_many_shapes(line, iso, month_day):
+    found = parse_date_line(line)
+    assert found is not None and found.date == iso and (found.month, found.day) == month_day
+    assert is_date_line(line)
+
+
+def test_a_dates_shape_leaves_out_its_year():
+    """Headings of one diary share a shape whether or not they show the year."""
+    shapes = {line: parse_date_line(line, loose=True).shape for line in (
+        "SATURDAY 3rd MARCH 1923", "SUNDAY 4th MARCH", "2003.6.29(日)", "6.28(土)", "2001年12月9日", "12月10日")}
+    assert shapes["SATURDAY 3rd MARCH 1923"] == shapes["SUNDAY 4th MARCH"] == "W9M"
+    assert shapes["2003.6.29(日)"] == shapes["6.28(土)"] == "9.9"
+    assert shapes["2001年12月9日"] == shapes["12月10日"] == "9月9日"
+
+
+OLD_DIARY = """# Grandfather's diary
+
+SATURDAY 3rd MARCH 1923
+
+Went to the market with Father. Bought a pig.
+
+SUNDAY 4th MARCH
+
+Chapel twice. Rain all day.
+
+MONDAY 5th MARCH
+
+Back to the mill.
+"""
+
+
+def test_recurring_date_lines_are_entries_whatever_their_years_and_format():
+    """Induction: a transcribed diary of the 1920s (years before MIN_YEAR, no year after the first entry) is
+    found because its date lines recur in one shape; a lone old date stays no date line."""
+    found = mark_entries(OLD_DIARY)
+    assert [(e.heading, e.date) for e in found.entries] == [
+        ("SATURDAY 3rd MARCH 1923", "1923-03-03"), ("SUNDAY 4th MARCH", "1923-03-04"),
+        ("MONDAY 5th MARCH", "1923-03-05")]
+    assert "## SUNDAY 4th MARCH {#1923-03-04}" in found.markdown
+    assert (found.date, found.lastmod) == ("1923-03-03", "1923-03-05")
+    assert not is_date_line("SATURDAY 3rd MARCH 1923")  # alone, 1923 is no web page's date
+    # the chunker reads the same dates (from the anchors) and carries entry and anchor
+    from siterag.index.chunking import chunk_markdown
+
+    chunks = chunk_markdown(found.markdown, doc_date=found.date)
+    assert [(c.date, c.entry, c.anchor) for c in chunks] == [
+        ("1923-03-03", "SATURDAY 3rd MARCH 1923", "1923-03-03"), ("1923-03-04", "SUNDAY 4th MARCH", "1923-03-04"),
+        ("1923-03-05", "MONDAY 5th MARCH", "1923-03-05")]
+    assert all("{#" not in c.heading for c in chunks)
+
+
+def test_two_digit_and_era_years_recur_into_entries():
+    era = "# 日誌\n\n" + "".join(f"H11.12.{d} 晴れ\n\n本文{d}。\n\n" for d in (29, 30, 31)) + "H12.1.1 雪\n\n元旦。\n"
+    assert [e.date for e in mark_entries(era).entries] == ["1999-12-29", "1999-12-30", "1999-12-31", "2000-01-01"]
+    apostrophes = "".join(f"{d} Jun '97\n\nText {d}.\n\n" for d in (3, 4, 5))
+    assert [e.date for e in mark_entries(apostrophes).entries] == ["1997-06-03", "1997-06-04", "1997-06-05"]
+
+
+def test_month_day_headings_take_the_year_of_the_file_name_and_roll_over_at_the_new_year():
+    body = "".join(f"{line}\n\nText of the day.\n\n" for line in
+                   ("FRIDAY 30th DECEMBER", "SATURDAY 31st DECEMBER", "SUNDAY 1st JANUARY", "MONDAY 2nd JANUARY"))
+    found = mark_entries(body, None, "diary/1927b.html")
+    assert found.dates == ["1927-12-30", "1927-12-31", "1928-01-01", "1928-01-02"]
+    assert mark_entries(body, None, "diary/x.html", "Diary 1927").dates == found.dates  # or of the title
+    assert mark_entries(body).dates == [None] * 4  # no year anywhere: entries without a date
+
+
+def test_numbered_sections_and_lone_dates_are_no_entries():
+    sections = "# Manual\n\n" + "".join(f"{n} {name}\n\nText.\n\n" for n, name in (
+        ("1.1", "Introduction"), ("1.2", "Scope"), ("2.1", "Methods"), ("2.2", "Results")))
+    assert mark_entries(sections).entries == []
+    prose = "# Notes\n\nJuly 4 1776 was long ago.\n\nText.\n\n1945.8.15(水)\n\nText.\n"
+    assert mark_entries(prose).entries == []
+
+
+def test_entry_anchors_are_stable_and_unique():
+    body = "2003.6.29(日)①\n\n朝。\n\n2003.6.29(日)②\n\n夜。\n"
+    found = mark_entries(body)
+    assert [ln for ln in found.markdown.splitlines() if ln.startswith("#")] == [
+        "## 2003.6.29(日)① {#2003-06-29}", "## 2003.6.29(日)② {#2003-06-29-2}"]  # the day's second entry
+    assert mark_entries(found.markdown).markdown == found.markdown  # marking twice changes nothing
+    assert list(entry_dates(found.markdown).values()) == ["2003-06-29", "2003-06-29"]
+    undated = mark_entries("7月31日\n\n暑い。\n\n7月30日\n\n雨。\n")  # no year anywhere: numbered
+    assert "## 7月31日 {#entry-1}" in undated.markdown and "## 7月30日 {#entry-2}" in undated.markdown
+    assert list(entry_dates(undated.markdown).values()) == [None, None]
+
+
+def test_a_page_of_unread_date_lines_is_a_line_in_the_quality_report():
+    from siterag.enrich.quality import check_page, log_lines
+
+    unread = "# Log\n\n" + "".join(f"03-06-{d:02d} some notes of the day\n\nText {d}.\n\n" for d in range(1, 11))
+    report = check_page("log.md", unread, {})
+    assert "few_entries" in report.problems and (report.entries, report.date_lines) == (0, 10)
+    assert log_lines([report], []) == ["[!] Few diary entries found (0 entry headings, 10 lines that start with a "
+                                       "date): log.md"]
+    assert "few_entries" not in check_page("d.md", mark_entries(OLD_DIARY * 3).markdown, {}).problems
+    changelog = "# Changes\n\n" + "".join(f"- 2003.6.{d} fixed\n" for d in range(1, 20))  # a list: not counted
+    assert "few_entries" not in check_page("c.md", changelog, {}).problems
