@@ -208,14 +208,15 @@ def url_to_rel(url: str) -> set[str]:
     return {rel, rel + ".html"}
 
 
-def error_warnings(errors: dict[str, int], limit: int = 10) -> list[str]:
+def error_warnings(errors: dict[str, int], limit: int = 10, dest: Path | None = None) -> list[str]:
     """Readable report lines for the URLs that failed, gone pages (404/410) apart from kept ones; gone images and
-    other files that are not pages are one count."""
+    other files that are not pages are one count. `dest`: the mirror, where an earlier copy is kept (or not)."""
     files_gone = sorted(url for url, status in errors.items() if status in GONE and not is_page_url(url))
     errors = {url: status for url, status in errors.items() if url not in set(files_gone)}
     lines = []
     for url, status in sorted(errors.items())[:limit]:
-        what = "page gone" if status in GONE else "kept the earlier copy"
+        kept = dest is not None and any((dest / rel).is_file() for rel in url_to_rel(url) if _safe(dest, rel))
+        what = "page gone" if status in GONE else "kept the earlier copy" if kept else "not archived: no earlier copy"
         lines.append(f"HTTP {status} for {url} ({what})")
     if len(errors) > limit:
         lines.append(f"... and {len(errors) - limit} more URLs with HTTP errors (see wget.log)")
@@ -622,7 +623,7 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     if "Download quota of" in text and "EXCEEDED" in text:
         result.warnings.append(f"download quota ({site.quota}) exceeded; crawl incomplete")
         cut_short = True
-    result.warnings += error_warnings(result.errors) + saved_warnings
+    result.warnings += error_warnings(result.errors, dest=dest) + saved_warnings
     has_files = any(p.is_file() for p in dest.rglob("*"))
     if not has_files:
         url, cause, retryable = failure_cause(text, code, site.timeout_s)

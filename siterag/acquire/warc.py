@@ -316,8 +316,14 @@ def url_segments(path: str) -> list[str]:
     return out or [""]
 
 
+MAX_NAME_BYTES = 236  # wget cuts a longer file name there (the file system allows 255)
+
+
 def _escape(part: str) -> str:
-    return _WINDOWS_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", part.replace("/", "%2F"))
+    """One path segment as wget writes it: unsafe characters %XX, cut at MAX_NAME_BYTES (never inside a
+    character)."""
+    name = _WINDOWS_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", part.replace("/", "%2F"))
+    return name.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
 
 
 def wget_rel(url: str, is_html: bool, is_css: bool = False, prefix: str = "") -> str:
@@ -336,7 +342,9 @@ def wget_rel(url: str, is_html: bool, is_css: bool = False, prefix: str = "") ->
         rel += ".html"
     elif is_css and not _CSS_NAME_RE.search(rel):
         rel += ".css"
-    return rel
+    folder, _, name = rel.rpartition("/")
+    name = name.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+    return f"{folder}/{name}" if folder else name
 
 
 def site_prefix(url: str, hosts: list[tuple[str, str]]) -> str | None:

@@ -162,3 +162,14 @@ def test_credentials_in_warc_capture_urls_never_reach_the_mirror_records(tmp_pat
     assert result.captures["index.html"]["url"] == "http://example.jp/"
     saved = (tmp_path / "logs" / warc.CAPTURES).read_text(encoding="utf-8")
     assert "alice" not in saved and "pw@" not in saved
+
+
+@pytest.mark.bad_input
+def test_a_warc_name_over_255_bytes_is_cut_as_a_crawl_cuts_it(tmp_path):
+    long = "日記" * 60  # 360 bytes in UTF-8
+    files = [warc_gz(tmp_path / "a.warc.gz", record("http://example.jp/", page("Top")),
+                     record(f"http://example.jp/d/{long}.html", page("Long")))]
+    result = ingest(tmp_path, files)
+    cut = [rel for rel in result.seen if rel.startswith("d/")]
+    assert len(cut) == 1 and len(cut[0].split("/")[-1].encode()) <= 236, result.warnings
+    assert (tmp_path / "mirror" / cut[0]).read_bytes() == page("Long")

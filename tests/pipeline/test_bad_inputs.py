@@ -216,6 +216,23 @@ def test_pages_over_libxml2_limits_keep_all_their_text():
     assert prepare_html("<p>普通のページ</p>") == "<p>普通のページ</p>"  # an ordinary page is left as it is
 
 
+@pytest.mark.bad_input
+def test_a_hundred_thousand_nested_divs_keep_their_innermost_text():
+    """Issue 28: 100,000 nested <div>s lost the innermost paragraph after 2.5 minutes of work; the flattener now
+    keeps every text in linear time (the bound is 40x what it takes here, far below the quadratic minutes)."""
+    import time
+
+    from siterag.extract.extract import extract_page
+
+    html = ("<html><body><p>入れ子の前の段落です。</p>" + "<div>" * 100_000 + "<p>いちばん奥の段落です。</p>"
+            + "</div>" * 100_000 + "<p>入れ子の後の段落です。</p></body></html>")
+    started = time.perf_counter()
+    result = extract_page(prepare_html(html), "heuristic", None, base_url="")
+    assert time.perf_counter() - started < 30
+    for text in ("入れ子の前の段落です。", "いちばん奥の段落です。", "入れ子の後の段落です。"):
+        assert text in result.markdown
+
+
 HACKED = {"title": "HACKED", "category": "---", "tags": ["日付: 1999-01-01", "パス: /etc/passwd", "--- 注入"],
           "summary": "---\ndate: 1999-01-01 path: /etc/passwd title: HACKED ---"}
 

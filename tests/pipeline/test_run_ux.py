@@ -82,7 +82,7 @@ def test_a_site_whose_host_is_down_is_one_line_and_the_next_site_is_archived(tmp
 
 
 @pytest.mark.bad_input
-def test_wget_failure_causes_and_non_page_404s():
+def test_wget_failure_causes_and_non_page_404s(tmp_path):
     log = ("--2026-12-03 08:16:49--  http://nosuch.invalid/\n"
            "Resolving nosuch.invalid (nosuch.invalid)... failed: Name or service not known.\n"
            "wget: unable to resolve host address ‘nosuch.invalid’\n")
@@ -93,10 +93,12 @@ def test_wget_failure_causes_and_non_page_404s():
     assert failure_cause("--2026-12-03 08:16:49--  http://h/\n2026-12-03 08:16:49 ERROR 503: Busy.\n", 8) == (
         "http://h/", "HTTP 503 Busy", True)  # a server error may heal: retried
     assert failure_cause("", -1, 30)[2] is True
+    (tmp_path / "e.css").write_text("a { }", encoding="utf-8")  # an earlier crawl's copy
     lines = error_warnings({"http://h/a.html": 404, "http://h/b/": 410, "http://h/c.gif": 404, "http://h/d.ZIP": 404,
-                            "http://h/e.css": 500})
+                            "http://h/e.css": 500, "http://h/f.html": 503}, dest=tmp_path)
     assert lines == ["HTTP 404 for http://h/a.html (page gone)", "HTTP 410 for http://h/b/ (page gone)",
                      "HTTP 500 for http://h/e.css (kept the earlier copy)",
+                     "HTTP 503 for http://h/f.html (not archived: no earlier copy)",
                      "2 linked files that are not pages are missing (HTTP 404/410: images, downloads, ...), e.g. "
                      "http://h/c.gif (see wget.log)"]
 
