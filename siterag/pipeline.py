@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import posixpath
 import re
@@ -24,7 +26,7 @@ from siterag.extract.blocks import normalise
 from siterag.extract.extract import extract_page, extraction_key
 from siterag.index.chunking import plain_text
 from siterag.index.index import DocHead, IndexedDoc, doc_head
-from siterag.layout import SiteLayout, append_log, atomic_write, is_temp_file, read_saved
+from siterag.layout import SiteLayout, UnsafePath, append_log, atomic_write, is_temp_file, read_saved, safe_path
 from siterag.llm.client import LLMClient
 from siterag.normalize.encoding import to_utf8
 from siterag.normalize.sanitize import prepare_html
@@ -75,8 +77,8 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
     lines = []
     for path in sorted(p for p in mirror.rglob("*") if p.is_file() and not p.is_symlink()):
         rel = path.relative_to(mirror).as_posix()
-        if rel.startswith(".") or "/." in rel:
-            continue
+        if rel.startswith(".") and "/" in rel or "/." in rel.rsplit("/", 1)[0] or is_temp_file(rel):
+            continue  # hidden folders (.git, .well-known) and our own temp files; a page may start with a dot
         if utf8_name(rel) != rel:  # e.g. a Shift_JIS name in a local folder: no document path can hold it
             shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             result.warnings.append(f"file name is not UTF-8, left out: {shown} (rename it to UTF-8)")
@@ -172,6 +174,21 @@ def byte_duplicates(mirror: Path, pages: list[str]) -> dict[str, str]:
     return out
 
 
+def _read_capped(path: Path, limit: int) -> tuple[bytes, str, int]:
+    """The first `limit` bytes of a file, the sha256 of all of it and its size, read in pieces: a huge file (a
+    decompression bomb a server sent) never sits in memory whole."""
+    digest = hashlib.sha256()
+    head = bytearray()
+    size = 0
+    with path.open("rb") as fh:
+        while piece := fh.read(1 << 20):
+            digest.update(piece)
+            size += len(piece)
+            if len(head) < limit:
+                head += piece[:limit - len(head)]
+    return bytes(head), digest.hexdigest(), size
+
+
 def known_pages(normalized: Path) -> set[str]:
     """The pages of the last run (the normalize manifest's keys); empty before the first run."""
     return set(read_saved(normalized / MANIFEST))
@@ -189,9 +206,8 @@ def normalize_pages(mirror: Path, normalized: Path, pages: list[str],
     captures = captures or {}
     for rel in pages:
         src = mirror / rel
-        data = src.read_bytes()
-        raw_hash = content_hash(data)
-        target = normalized / rel
+        data, raw_hash, size = _read_capped(src, MAX_PAGE_BYTES)
+        target = safe_path(normalized, rel)
         capture = captures.get(rel) or {}
         origin = {k: capture[k] for k in ("url", "captured_at") if capture.get(k)} | \
             ({"warc_file": capture["file"]} if capture.get("file") else {})
@@ -199,7 +215,6 @@ def normalize_pages(mirror: Path, normalized: Path, pages: list[str],
                 old[rel].get("http_charset", "") == capture.get("charset", ""):
             manifest[rel] = {k: v for k, v in old[rel].items() if k not in ("url", "captured_at", "warc_file")} | origin
             continue
-        size = len(data)
         if size > MAX_PAGE_BYTES:  # cut at a line end, never inside a multibyte character
             cut = data.rfind(b"\n", MAX_PAGE_BYTES - 65536, MAX_PAGE_BYTES)
             data = data[:cut + 1 if cut > 0 else MAX_PAGE_BYTES]
@@ -212,7 +227,8 @@ def normalize_pages(mirror: Path, normalized: Path, pages: list[str],
         if size > MAX_PAGE_BYTES:
             manifest[rel]["truncated_from"] = size
     for rel in set(old) - set(manifest):
-        (normalized / rel).unlink(missing_ok=True)
+        with contextlib.suppress(UnsafePath):  # the manifest is a file on disk: any name may be in it
+            safe_path(normalized, rel).unlink(missing_ok=True)
     atomic_write(manifest_path, json.dumps(manifest, ensure_ascii=False, indent=0, sort_keys=True))
     return manifest
 
@@ -287,7 +303,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     """Extract + enrich one normalized page into its corpus document, unless it is up to date.
 
     `template`: the keys of the site's template lines on this page (siterag.extract.template.site_template)."""
-    out_path = layout.corpus / corpus_rel
+    out_path = safe_path(layout.corpus, corpus_rel)
     key = extraction_key(site.extract_mode, model) + template_key(template) \
         + (f"+meta-{metadata_key()}" if enrich and client else "")
     key += dates_key()  # entry headings and dates (siterag.enrich.dates)
