@@ -181,7 +181,8 @@ def cache_rows(data: Path) -> int:
 def first_run(work: Path, url: str, pages: int, runner: str, workers: int, batch: int) -> dict:
     """One first run of the archive (fresh data folder); per stage wall s, share and peak RSS."""
     data = work / f"data-{pages}-{runner}{workers}"
-    site = f'[[site]]\nname = "archive"\nstart_urls = ["{url}/index.html"]\nextract_mode = "heuristic"\nquota = "5g"\n'
+    site = (f'[[site]]\nname = "archive"\nstart_urls = ["{url}/index.html"]\nextract_mode = "heuristic"\n'
+            'quota = "5g"\nmax_pages = 0\n')
     cfg = write_config(work / "sites.toml", data, site, runner, workers, batch)
     with RssSampler() as rss:
         wall, report = run_flow(cfg, "archive")

@@ -16,7 +16,7 @@ from siterag.index.store import REMOTE_SCHEMES, IndexStore
 
 EXTRACT_MODES = ("llm", "heuristic", "hybrid")
 TASK_RUNNERS = ("thread", "dask")
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")  # \Z: "$" would let a final newline through
 
 
 class ConfigError(ValueError):
@@ -71,6 +71,7 @@ class SiteConfig:
     rate_limit: str = ""
     user_agent: str = "siterag/0.1 (+archiver)"
     max_depth: int = 0  # 0 = wget's default for --mirror (infinite)
+    max_pages: int = 10_000  # a crawl stops after saving this many pages (0 = no limit): a calendar trap ends
     timeout_s: int = 1800
     extract_mode: str = ""
     schedule: str = "0 3 * * *"
@@ -371,7 +372,7 @@ SITE_KEYS: dict[str, Check] = {
     "name": _site_name, "start_urls": _urls, "local_path": _text, "accept": _strings, "reject": _strings,
     "quota": _wget_size(False, "m", "megabytes"), "wait": _number(False),
     "rate_limit": _wget_size(True, "k", "kilobytes a second"), "user_agent": _text,
-    "max_depth": _whole(0, " (0 = no limit)"), "timeout_s": _number(True),
+    "max_depth": _whole(0, " (0 = no limit)"), "max_pages": _whole(0, " (0 = no limit)"), "timeout_s": _number(True),
     "extract_mode": _choice(EXTRACT_MODES, allow_empty=True), "schedule": _cron, "categories": _categories,
     "warc_files": _warc_files, "warc": _flag, "hosts": _hosts, "capture_until": _day,
 }

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import IO
 from urllib.parse import unquote, urlparse, urlsplit, urlunsplit
 
 from siterag.acquire import warc
@@ -174,6 +175,43 @@ def limit_file_size(limit: int | None) -> None:
         return
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+_PAGE_SAVED_RE = re.compile(rb"^Saving to: .*\.html?(?:'|\x22|\xe2\x80\x99)\s*$", re.MULTILINE | re.IGNORECASE)
+
+
+def run_capped(args: list[str], log: IO[str], log_path: Path, site: SiteConfig) -> tuple[int, bool]:
+    """Run wget (logging to `log`, the file at `log_path`) until it ends, `site.timeout_s` passes (code -1) or it
+    has saved more than `site.max_pages` pages (it is stopped within 0.2 s; capped = True). Returns (exit code,
+    capped)."""
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=functools.partial(limit_file_size, max_file_bytes(site.quota)))
+    deadline = time.monotonic() + site.timeout_s
+    pages = read = 0
+    while True:
+        try:
+            return proc.wait(timeout=0.2), False
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            return -1, False
+        if site.max_pages:
+            with log_path.open("rb") as fh:
+                fh.seek(read)
+                chunk = fh.read()
+            whole = chunk[:chunk.rfind(b"\n") + 1]  # whole lines only: the rest is read next time
+            read += len(whole)
+            pages += len(_PAGE_SAVED_RE.findall(whole))
+            if pages > site.max_pages:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                return proc.returncode, True
 
 
 def parse_wget_log(text: str, dest: Path) -> set[str]:
@@ -589,12 +627,8 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
             if listed is not None:
                 url_file.write_text("".join(u + "\n" for u in listed), encoding="utf-8")
                 refresh = ["-i", str(url_file)]
-            proc = subprocess.run(wget_args(site, dest, listed is not None) + warc_out + refresh, stdout=log,
-                                  stderr=subprocess.STDOUT, timeout=site.timeout_s, check=False,
-                                  preexec_fn=functools.partial(limit_file_size, max_file_bytes(site.quota)))
-            code = proc.returncode
-        except subprocess.TimeoutExpired:
-            code = -1
+            code, capped = run_capped(wget_args(site, dest, listed is not None) + warc_out + refresh, log, log_path,
+                                      site)
         finally:
             url_file.unlink(missing_ok=True)
     raw = log_path.read_bytes()
@@ -612,7 +646,10 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     seen |= {rel for rel, url in known.items() if url in reached and (dest / rel).is_file()}
     result = MirrorResult(root=dest, exit_code=code, seen=seen,
                           errors={redact_url(url): status for url, status in parse_wget_errors(text).items()})
-    cut_short = False
+    cut_short = capped
+    if capped:
+        result.warnings.append(f"stopped after {site.max_pages} pages (max_pages); crawl incomplete: raise "
+                               "max_pages, or reject the endless part (a calendar, a search) with reject")
     if code == -1:
         result.warnings.append(f"wget stopped after {site.timeout_s}s (time limit); crawl incomplete")
         cut_short = True

@@ -319,6 +319,19 @@ def test_crawler_trap_is_bounded_by_depth_and_quota(tmp_path):
 
 
 @pytest.mark.bad_input
+def test_crawler_trap_is_bounded_by_max_pages(tmp_path):
+    trap = CalendarTrap(delay=0.02)  # at most 50 pages a second: the cap is checked 5 times a second
+    try:
+        capped = mirror_site(_trap_site(tmp_path, trap.url, "max_pages = 12"), tmp_path / "m", tmp_path / "l")
+    finally:
+        trap.stop()
+    pages = [p for p in (tmp_path / "m").rglob("*.html")]
+    assert 12 <= len(pages) <= 40, len(pages)  # stopped soon after passing the cap
+    assert not capped.complete
+    assert any(w.startswith("stopped after 12 pages (max_pages)") for w in capped.warnings), capped.warnings
+
+
+@pytest.mark.bad_input
 def test_crawler_trap_cut_by_the_time_limit_is_reported_and_the_run_completes(tmp_path, harness):
     from flows.site import site_flow
 
