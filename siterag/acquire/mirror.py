@@ -48,6 +48,7 @@ _CAUSES = [
     (re.compile(r"ERROR (5\d\d): ?(.*?)\.?$"), "HTTP {0} {1}", True),
     (re.compile(r"ERROR (\d{3}): ?(.*?)\.?$"), "HTTP {0} {1}", False),
     (re.compile(r"Read error .*?\((.+?)\)"), "read error ({0})", True),
+    (re.compile(r"^(\d+) redirections exceeded"), "more than {0} redirects (a redirect loop)", False),
     (re.compile(r"^wget: (.+)$"), "{0}", False),  # a bad option: wget exits 2
     (re.compile(r"(Unable to establish SSL connection|ERROR: cannot verify .*)\.?$"), "{0}", False),
 ]
@@ -99,6 +100,35 @@ def failure_cause(text: str, code: int, timeout_s: int = 0) -> tuple[str, str, b
             if match:
                 return url, template.format(*match.groups()).strip(), retryable
     return url, f"wget exited with code {code}", code not in (1, 2)
+
+
+def causes_by_asked(text: str) -> dict[str, str]:
+    """URL asked for (redirect hops and retries folded into it) -> the first failure cause its lines show."""
+    causes: dict[str, str] = {}
+    asked = ""
+    following = False
+    for line in text.splitlines():
+        request = _REQUEST_RE.match(line)
+        if request:
+            if not following and "(try:" not in line:
+                asked = request.group(1)
+            following = False
+            continue
+        following = following or bool(_FOLLOWING_RE.match(line))
+        if asked and asked not in causes:
+            for pattern, template, _ in _CAUSES:
+                if match := pattern.search(line):
+                    causes[asked] = template.format(*match.groups()).strip()
+                    break
+    return causes
+
+
+def silent_starts(saves: list[Save], text: str, start_urls: tuple[str, ...]) -> list[str]:
+    """A warning line per start URL that gave no file at all (a redirect loop, an error), with its cause."""
+    saved = {_same_url(save.asked) for save in saves}
+    causes = {_same_url(url): cause for url, cause in causes_by_asked(text).items()}
+    return [f"start URL {redact_url(url)} gave no page: {causes.get(_same_url(url), 'see wget.log')}"
+            for url in start_urls if _same_url(url) not in saved]
 
 
 @dataclass
@@ -634,8 +664,8 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
     raw = log_path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     try:  # file names at byte level: a name wget cut inside a character must still match the file
-        seen, urls, saved_warnings = settle_saves(parse_saves(raw.decode("utf-8", "surrogateescape"), dest), dest,
-                                                  before, site.start_urls[0], crawl_domains(site, dest))
+        saves = parse_saves(raw.decode("utf-8", "surrogateescape"), dest)
+        seen, urls, saved_warnings = settle_saves(saves, dest, before, site.start_urls[0], crawl_domains(site, dest))
     finally:
         if before is not None:
             shutil.rmtree(before, ignore_errors=True)
@@ -661,6 +691,8 @@ def run_wget(site: SiteConfig, dest: Path, log_path: Path) -> MirrorResult:
         result.warnings.append(f"download quota ({site.quota}) exceeded; crawl incomplete")
         cut_short = True
     result.warnings += error_warnings(result.errors, dest=dest) + saved_warnings
+    if listed is None and code != -1:  # a full crawl asks every start URL; a refresh asks only what it lists
+        result.warnings += silent_starts(saves, text, site.start_urls)
     has_files = any(p.is_file() for p in dest.rglob("*"))
     if not has_files:
         url, cause, retryable = failure_cause(text, code, site.timeout_s)

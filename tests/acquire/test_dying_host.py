@@ -187,3 +187,43 @@ def test_file_size_limit_follows_the_quota():
     assert max_file_bytes("200m") == 800 << 20
     assert max_file_bytes("1m") == MIN_FILE_LIMIT
     assert max_file_bytes("inf") is None and max_file_bytes("0") is None
+
+
+class Loop(http.server.BaseHTTPRequestHandler):
+    """/index.html is a page; /a and /b redirect to each other for ever."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path in ("/a", "/b"):
+            self.send_response(302)
+            self.send_header("Location", "/b" if self.path == "/a" else "/a")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = b"<html><body><p>the top page of the site, with words.</p></body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.bad_input
+def test_a_start_url_in_a_redirect_loop_is_one_warning(tmp_path):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Loop)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        cfg = load_config(write_config(tmp_path, '[defaults]\ndata_dir = "data"\n[[site]]\nname = "s"\n'
+                                                 f'start_urls = ["{base}/index.html", "{base}/a"]\n'))
+        layout = SiteLayout(cfg.data_dir, "s")
+        result = mirror_site(cfg.sites[0], layout.mirror, layout.logs)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (layout.mirror / "index.html").is_file()
+    said = [w for w in result.warnings if w.startswith(f"start URL {base}/a ")]
+    assert said and "redirect loop" in said[0], result.warnings
+    assert not any(w.startswith(f"start URL {base}/index.html") for w in result.warnings)
