@@ -264,6 +264,7 @@ class PageOutcome:
     extract_s: float = 0.0  # seconds spent extracting (decode, blocks, voters, LLM choices)
     enrich_s: float = 0.0  # seconds spent on metadata (the LLM's fields, or the machine's)
     embed_s: float = 0.0  # its share of the seconds its batch spent embedding passages ahead of the index
+    edit_kept: str = ""  # where a hand-edited document was kept before it was rewritten
     visible_chars: int = 0  # the page's visible text (when it was extracted in this run)
     content_chars: int = 0  # ... less its chrome: the site's template and its own navigation
 
@@ -297,6 +298,25 @@ def template_key(template: list[str] | None) -> str:
     return "+t-" + content_hash(",".join(sorted(template)))[:12] if template else ""
 
 
+EDITS = "edits"  # in data/logs/<site>/: documents edited by hand, kept when their page changed
+
+
+def hand_edited(fields: dict, body: str) -> bool:
+    """Whether a document's body is no longer what siterag wrote (its body_hash; the file's final line break is
+    not part of the body read back)."""
+    written = fields.get("body_hash")
+    return bool(written) and written not in (content_hash(body), content_hash(body + "\n"))
+
+
+def keep_edit_aside(layout: SiteLayout, corpus_rel: str, path: Path) -> Path:
+    """Copy a hand-edited document to logs/<site>/edits/<path>.<time>.md before it is rewritten (the run's
+    error.log and report say where it went)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    aside = safe_path(layout.logs / EDITS, f"{corpus_rel[:-3]}.{stamp}.md")
+    atomic_write(aside, path.read_bytes())
+    return aside
+
+
 def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str, info: dict,
                  client: LLMClient | None, enrich: bool, model: str, template: list[str] | None = None,
                  ) -> PageOutcome:
@@ -317,6 +337,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
                 fields["date"] = str(info["captured_at"])[:10]
             write_doc(out_path, existing[1], {k: v for k, v in fields.items() if v is not None})
         return PageOutcome(rel, "unchanged", corpus_rel)
+    edit_kept = str(keep_edit_aside(layout, corpus_rel, out_path)) if existing and hand_edited(*existing) else ""
     started = time.perf_counter()
     html = prepare_html((layout.normalized / rel).read_text(encoding="utf-8"))
     calls_before = client.stats.calls if client else 0
@@ -329,7 +350,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         out_path.unlink(missing_ok=True)
         note = "frames: " + ", ".join(result.frames) if result.frames else \
             "only the site's template" if result.visible_chars and not no_text else "no text"
-        return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})")
+        return PageOutcome(rel, "skipped", "", note=f"{result.mode} ({note})", edit_kept=edit_kept)
     # Diary entries: date lines become headings; the page's date is its first entry's, else its name's/content's.
     dated = mark_entries(result.markdown, date_from_path(rel), rel, result.title)
     result.markdown = dated.markdown
@@ -375,7 +396,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     write_doc(out_path, result.markdown, fields)
     calls = (client.stats.calls - calls_before) if client else 0
     return PageOutcome(rel, "changed" if old_fields else "new", corpus_rel, calls, result.fallback,
-                       extract_s=round(extracted - started, 4), enrich_s=round(enrich_s, 4),
+                       extract_s=round(extracted - started, 4), enrich_s=round(enrich_s, 4), edit_kept=edit_kept,
                        visible_chars=result.visible_chars, content_chars=result.content_chars)
 
 
@@ -461,8 +482,10 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     dupes = find_duplicates(body_hashes)
     failed = [o for o in outcomes if o.status == "failed"]
     warnings = list(crawl_warnings or []) + select.warnings
+    edits = [f"[!] Edited by hand: {o.corpus or o.path}: its page changed, so the document was rewritten; the "
+             f"edit is kept as {o.edit_kept}" for o in outcomes if o.edit_kept]
     lines = log_lines(reports, dupes, select.duplicates) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
-        [f"[!] Crawl: {w}" for w in warnings]
+        [f"[!] Crawl: {w}" for w in warnings] + edits
     atomic_write(layout.logs / "error.log", "\n".join(lines) + ("\n" if lines else ""))
     count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
     report = {
@@ -485,6 +508,7 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
         + [{"path": rel, "note": f"duplicate of {kept}"} for rel, kept in sorted(select.duplicates.items())]
         + [{"path": rel, "note": f"included into {page}"} for rel, page in sorted(select.included.items())],
         "mirror_warnings": warnings,
+        "edits_kept": [{"path": o.corpus or o.path, "kept_as": o.edit_kept} for o in outcomes if o.edit_kept],
     }
     stamp = report["finished_at"].replace(":", "").replace("+0000", "Z")
     text = json.dumps(report, ensure_ascii=False, indent=1)
