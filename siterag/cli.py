@@ -10,6 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
+from siterag.printable import printable, printable_json
+
 # Offline defaults for Prefect, set before it is imported. A PREFECT_LOGGING_LEVEL that siterag set itself (in this
 # process or a parent that imported siterag.cli) is not the person's: marked so that a child does not take it as theirs.
 _OWN_LEVEL = "SITERAG_DEFAULT_PREFECT_LOGGING_LEVEL"
@@ -22,7 +24,7 @@ if "PREFECT_LOGGING_LEVEL" not in os.environ or os.environ.get(_OWN_LEVEL):
 
 
 def _fail(message: str) -> int:
-    print(f"siterag: error: {message}", file=sys.stderr)
+    print(f"siterag: error: {printable(message)}", file=sys.stderr)  # it may quote a page's name or title
     return 2
 
 
@@ -166,7 +168,7 @@ def _run_sites(cfg, names: list[str], config: str, site_flow, ctrl_c: _CtrlC) ->
             if ctrl_c.seen:
                 raise KeyboardInterrupt from None
             why = _site_failure(cfg.data_dir, name, exc)
-            print(f"siterag: error: {name}: {why}", file=sys.stderr, flush=True)
+            print(f"siterag: error: {name}: {printable(why)}", file=sys.stderr, flush=True)
             results[name] = f"failed: {why}"
             continue
         idx = report["index"]
@@ -182,13 +184,13 @@ def _run_sites(cfg, names: list[str], config: str, site_flow, ctrl_c: _CtrlC) ->
         secs = report.get("seconds", {})
         print("   seconds: " + ", ".join(f"{stage} {value:g}" for stage, value in secs.items()))
         for warning in report.get("mirror_warnings", []) + idx.get("warnings", []):
-            print(f"   warning: {warning}")
+            print(f"   warning: {printable(warning)}")  # they quote page names
         results[name] = (f"failed: {report['failed']} pages could not be processed (see "
                          f"{cfg.data_dir / 'logs' / name / 'error.log'})" if report["failed"] else "ok")
     if len(names) > 1:
         print("== summary")
         for name, result in results.items():
-            print(f"   {name}: {result}")
+            print(f"   {name}: {printable(result)}")
     return 1 if any(r.startswith("failed") for r in results.values()) else 0
 
 
@@ -226,6 +228,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                **filters(args), "k": args.k, "mode": args.mode, "group": not args.chunks},
                "data_dir": str(cfg.data_dir if Path(args.config).exists() else args.data_dir)}  # provenance
     sock = daemon.socket_path(request["store"]) if daemon.enabled(args.no_daemon) else None
+    for folder in daemon.unsafe:  # someone else's, or open to others: a worker there could be anyone's
+        print(f"siterag: warning: {printable(folder)} is not a private folder of yours: searching in-process, "
+              "without a warm worker (set XDG_RUNTIME_DIR to a private folder of yours to have one)", file=sys.stderr)
     if args.site and known is None:  # no config: the sites are the index's
         reply = daemon.ask_worker(sock, {**request, "op": "sites"}) if sock else None
         known = reply["sites"] if reply and "sites" in reply else _index_sites(store)
@@ -245,18 +250,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         hits = [Hit(**h) for h in reply["hits"]]
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=1))
+        print(printable_json([h.to_dict() for h in hits]))
         return 0
     if not hits:
         print("no results")
         return 1
-    for n, h in enumerate(hits, 1):
-        date = f"  {h.date}" if h.date else ""
-        heading = f"  § {h.heading}" if args.chunks and h.heading else ""
-        print(f"{n}. {h.title}  [{h.ref}]{date}  score {h.score:.4f}{heading}")
+    for n, h in enumerate(hits, 1):  # every text of a page through printable(): no escape reaches the terminal
+        date = f"  {printable(h.date)}" if h.date else ""
+        heading = f"  § {printable(h.heading)}" if args.chunks and h.heading else ""
+        print(f"{n}. {printable(h.title)}  [{printable(h.ref)}]{date}  score {h.score:.4f}{heading}")
         if provenance_line(h):
-            print(f"   {provenance_line(h)}")
-        print(f"   {terminal_marks(h.snippet, sys.stdout.isatty())}")
+            print(f"   {printable(provenance_line(h))}")
+        print(f"   {terminal_marks(printable(h.snippet), sys.stdout.isatty())}")
     return 0
 
 
@@ -290,7 +295,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         add_provenance(result.passages, cfg.data_dir)  # citations show the original URL and capture date
     except LLMError as exc:
         return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
-    print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) if args.json else format_answer(result))
+    print(printable_json(result.to_dict()) if args.json else format_answer(result))
     return 0 if result.found else 1
 
 
@@ -329,11 +334,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         last, state, problems = "never", "-", "-"
         r, why = _read_report(report_path) if report_path.exists() else (None, "")
         if why:  # one line naming the file; the site's row is still shown
-            print(f"siterag: warning: {shown_path(report_path)}: {why}; the next run of {site.name} rewrites it",
+            print(f"siterag: warning: {printable(shown_path(report_path))}: {printable(why)}; the next run of "
+                  f"{site.name} rewrites it",
                   file=sys.stderr)
             last = "unknown"
         if r is not None:
-            last = str(r["finished_at"])
+            last = printable(r["finished_at"])  # a hand-edited report may hold anything
             lines = error_log.read_text(encoding="utf-8", errors="replace").splitlines() if error_log.exists() else []
             open_count = sum(1 for line in lines if line.startswith("[!]"))  # "[i]" lines are notes, not problems
             problems = (f"{open_count} (lost content {r.get('lost_content', 0)}, short {r['short']}, "
@@ -341,12 +347,13 @@ def cmd_status(args: argparse.Namespace) -> int:
                         f"{r['llm_fallback']}, metadata fallback {r.get('metadata_fallback', 0)}, duplicates "
                         f"{len(r.get('duplicates', []))}, failed {r['failed']})")
         if site.name in runs:
-            last, state = runs[site.name].start_time, runs[site.name].state
+            last, state = printable(runs[site.name].start_time), printable(runs[site.name].state)
         docs, chunks = counts.get(site.name, (0, 0))
         print(f"{site.name:24} {last:25} {state:10} {docs:>6} {chunks:>7} {problems}")
     known = {s.name for s in cfg.sites}
     for name in sorted(set(counts) - known):  # a site renamed or removed from the config: its rows stay until forgotten
         docs, chunks = counts[name]
+        name = printable(name)
         print(f"{name:24} {'not in the config':25} {'-':10} {docs:>6} {chunks:>7} "
               f"remove its rows with `siterag forget {name}`")
     return 0
@@ -384,7 +391,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             with site_lock(cfg.data_dir, name), progress.stage(name, "reindex", "docs") as shown:
                 stats = rebuild_site(cfg.store, name, docs, embedder, progress=shown)
             for problem in problems:
-                print(f"warning: {problem}", file=sys.stderr)
+                print(f"warning: {printable(problem)}", file=sys.stderr)
             print(f"{name}: {len(stats.upserted)} documents, {stats.chunks} chunks indexed afresh in {cfg.store}")
     finally:
         progress.use(None)

@@ -124,7 +124,10 @@ def is_temp_file(rel: str) -> bool:
 
 
 def append_log(path: Path, line: str) -> None:
-    """Append one line to a log file."""
+    """Append one line to a log file; controls in it (a file name holding a newline) are shown escaped (`\\n`),
+    so that it stays one line and cannot forge another."""
+    from siterag.printable import printable
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(line.rstrip("\n") + "\n")
+        fh.write(printable(line.rstrip("\n")) + "\n")

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from siterag.enrich.dates import diary_signs
+from siterag.printable import printable
 
 MIN_VISIBLE_CHARS = 500  # a page whose own visible text is shorter is "short" (informational)
 LOST_RATIO = 0.5  # the body keeps under half of the page's non-template text: "lost_content"
@@ -269,4 +270,4 @@ def log_lines(reports: list[PageReport], duplicates: list[list[str]],
     lines += [f"[i] Short page ({r.visible} visible chars): {r.path}" for r in reports if "short" in r.notes]
     lines += [f"[i] Duplicate page left out (same bytes as {kept}): {dup}"
               for dup, kept in sorted((duplicate_pages or {}).items())]
-    return lines
+    return [printable(line) for line in lines]  # a file name holding a newline stays on its line, forges none

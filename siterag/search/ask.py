@@ -38,6 +38,7 @@ from pathlib import Path
 from siterag.enrich.metadata import page_language
 from siterag.index.store import IndexStore
 from siterag.llm.client import LLMClient
+from siterag.printable import printable
 from siterag.search.search_api import Hit, Searcher, provenance_line
 
 NO_ANSWER = "The archive holds no answer to this question."
@@ -413,21 +414,23 @@ _WHY = {"low_retrieval": "no passage is close to the question", "no_passages": "
 
 
 def format_answer(result: Answer) -> str:
-    """The answer as `siterag ask` prints it: the text, then its sources (or why there is no answer)."""
-    lines = [result.answer]
+    """The answer as `siterag ask` prints it: the text, then its sources (or why there is no answer). Every text
+    that comes from a page or the model goes through printable(): no escape sequence reaches the terminal."""
+    lines = [printable(result.answer, multiline=True)]
     if result.found:
         titles = {h.ref: h.title for h in result.passages}
         origins = {h.ref: provenance_line(h) for h in result.passages}  # original URL, capture date
-        lines += ["", "Sources:"] + [f"  [{n}] {ref}  {titles.get(ref, '')}".rstrip()
-                                     + (f"\n      {origins[ref]}" if origins.get(ref) else "")
+        lines += ["", "Sources:"] + [f"  [{n}] {printable(ref)}  {printable(titles.get(ref, ''))}".rstrip()
+                                     + (f"\n      {printable(origins[ref])}" if origins.get(ref) else "")
                                      for n, ref in enumerate(result.citations, 1)]
         if result.added:
-            lines.append(f"(added {', '.join(result.added)}: it holds the answer's figures, which the pages the "
-                         "model cited do not)")
+            lines.append(f"(added {printable(', '.join(result.added))}: it holds the answer's figures, which the "
+                         "pages the model cited do not)")
     else:
-        lines.append(f"({_WHY.get(result.reason, result.reason)})")
+        lines.append(f"({printable(_WHY.get(result.reason, result.reason))})")
         if result.passages:
-            lines += ["Closest pages:"] + [f"  {ref}" for ref in dict.fromkeys(h.ref for h in result.passages)]
+            refs = dict.fromkeys(h.ref for h in result.passages)
+            lines += ["Closest pages:"] + [f"  {printable(ref)}" for ref in refs]
     if result.dropped:
-        lines.append(f"(dropped citations that are not among the passages: {', '.join(result.dropped)})")
+        lines.append(f"(dropped citations that are not among the passages: {printable(', '.join(result.dropped))})")
     return "\n".join(lines)

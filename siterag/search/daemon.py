@@ -9,7 +9,13 @@ library and siterag's own light modules).
 
 - One worker per index (its URI and storage options), per user: the socket is `<runtime dir>/siterag-<uid>/
   <key>.sock`, in a 0700 folder; the key also covers the Python and the siterag code, so an upgrade never talks
-  to an old worker.
+  to an old worker. The runtime dir is $XDG_RUNTIME_DIR when that is a folder of this user, else the temp dir;
+  a `siterag-<uid>` that is not this user's own private folder (made first by another user, mode 777, a
+  symlink) is never used: the search then runs in-process.
+- The worker answers one search at a time, and says at once whether it takes a request: `busy` when another
+  search has held it for over QUEUE_S, and nothing at all when it hangs (stopped, swapped out). The client
+  waits ACK_TIMEOUT_S for that first word and then searches in-process, so a hung or busy worker costs about
+  a second, not a search's worth of waiting. A new worker takes over the socket of one that does not answer.
 - Every request opens the index anew, so a search right after `siterag run` sees the new pages.
 - The worker exits after `SITERAG_SEARCH_DAEMON_IDLE` seconds without a request (default 600), or when its socket
   file is removed. `SITERAG_SEARCH_DAEMON=off` (or `siterag search --no-daemon`) never starts or uses one.
@@ -23,16 +29,20 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 IDLE_S = 600.0
 CONNECT_TIMEOUT_S = 0.5
-ANSWER_TIMEOUT_S = 120.0
+QUEUE_S = 0.5  # how long a request waits for the search in progress before the worker answers `busy`
+ACK_TIMEOUT_S = QUEUE_S + 0.5  # how long the client waits for `accepted` / `busy` (a hung worker says nothing)
+ANSWER_TIMEOUT_S = 30.0  # after `accepted`: the worker is alive and searching
 _HEADER = struct.Struct("!I")
 _CODE = ("daemon.py", "search_api.py", "../index/embedding.py", "../index/store.py", "../index/chunking.py")
 
@@ -43,17 +53,42 @@ def enabled(no_daemon: bool = False) -> bool:
         "off", "0", "no", "false"}
 
 
-def _runtime_dir() -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+unsafe: list[Path] = []  # socket folders refused (another user's, open to others, a symlink): the CLI says so
+
+
+def _own_folder(path: Path, private: bool) -> bool:
+    """True for a real folder (no symlink) of this user; `private`: also closed to everyone else (0700)."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not (private and st.st_mode & 0o077)
+
+
+def _runtime_dir() -> Path | None:
+    """This user's private folder for worker sockets, made if need be; None when there is none to be had."""
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not (base and os.path.isabs(base) and _own_folder(Path(base), private=False)):
+        base = tempfile.gettempdir()  # unset, relative, missing or another user's: as if unset
     path = Path(base) / f"siterag-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    if path.stat().st_uid != os.getuid() or path.stat().st_mode & 0o077:
-        raise OSError(f"{path}: not a private folder of this user")
-    return path
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    if _own_folder(path, private=True):
+        return path
+    unsafe.append(path)
+    return None
 
 
-def socket_path(store: dict) -> Path:
-    """Where the worker of this index listens (short enough for a Unix socket name)."""
+def socket_path(store: dict) -> Path | None:
+    """Where the worker of this index listens (short enough for a Unix socket name); None when there is no safe
+    folder for it (see _runtime_dir): then the search runs in-process and leaves no worker."""
+    folder = _runtime_dir()
+    if folder is None:
+        return None
     here = Path(__file__).resolve().parent
     stamps = [sys.executable, json.dumps(store, sort_keys=True)]
     for rel in _CODE:
@@ -63,7 +98,7 @@ def socket_path(store: dict) -> Path:
         except OSError:
             stamps.append(rel)
     key = hashlib.sha256("\n".join(stamps).encode()).hexdigest()[:20]
-    return _runtime_dir() / f"{key}.sock"
+    return folder / f"{key}.sock"
 
 
 def _send(sock: socket.socket, message: dict) -> None:
@@ -88,17 +123,35 @@ def _read_exactly(sock: socket.socket, n: int) -> bytes:
 
 
 def ask_worker(path: Path, request: dict) -> dict | None:
-    """The worker's answer, or None when there is no worker (or it failed): then search in-process."""
+    """The worker's answer, or None when there is no worker, it is busy, hangs or failed: then search in-process.
+
+    The worker first says `accepted` or `busy` (within ACK_TIMEOUT_S, else it is taken for hung), then answers."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.connect(str(path))
-            sock.settimeout(ANSWER_TIMEOUT_S)
+            sock.settimeout(ACK_TIMEOUT_S)
             _send(sock, request)
+            if _receive(sock) != {"accepted": True}:
+                return None
+            sock.settimeout(ANSWER_TIMEOUT_S)
             answer = _receive(sock)
     except (OSError, ValueError):
         return None
     return answer if isinstance(answer, dict) and "internal" not in answer else None
+
+
+def _answers(path: Path) -> bool:
+    """True when a worker listens on `path` and says so within ACK_TIMEOUT_S (a stopped one never does)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.settimeout(CONNECT_TIMEOUT_S)
+            sock.connect(str(path))
+            sock.settimeout(ACK_TIMEOUT_S)
+            _send(sock, {"op": "ping"})
+            return _receive(sock) == {"alive": True}
+        except (OSError, ValueError):
+            return False
 
 
 def start_worker(path: Path, embedder: str, index_uri: str) -> None:
@@ -142,19 +195,16 @@ def _gone(path: Path, inode: int, local: Path | None) -> bool:
 
 
 def _bind(server: socket.socket, path: Path) -> bool:
-    """Take the socket name; False when a live worker already has it (a stale file left by a crash is replaced)."""
+    """Take the socket name; False when a live worker already has it (the file of a crashed worker, or of one
+    that does not answer, is replaced: that one exits when it sees its socket file gone)."""
     try:
         server.bind(str(path))
         return True
     except OSError:
         pass
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(CONNECT_TIMEOUT_S)
-        try:
-            probe.connect(str(path))
-            return False
-        except OSError:
-            path.unlink(missing_ok=True)
+    if _answers(path):
+        return False
+    path.unlink(missing_ok=True)
     try:
         server.bind(str(path))
         return True
@@ -173,13 +223,12 @@ def serve(path: Path, embedder: str, local: Path | None, idle_s: float) -> None:
         inode = path.stat().st_ino
         try:
             os.chmod(path, 0o600)
-            server.listen(8)  # a client that comes while it warms up waits in the backlog
-            from siterag.index.embedding import get_embedder
-            from siterag.search.search_api import _index
-
-            _index()
-            get_embedder(embedder).embed(["warm-up"])
-            _answer_until_idle(server, path, inode, local, idle_s)
+            server.listen(8)
+            busy = threading.Lock()  # one search at a time; held by the warm-up first (a request waits QUEUE_S)
+            busy.acquire()
+            threading.Thread(target=_warm_up, args=(embedder, busy), daemon=True).start()
+            _answer_until_idle(server, path, inode, local, idle_s, busy)
+            busy.acquire(timeout=ANSWER_TIMEOUT_S)  # let a search in progress finish before the worker exits
         finally:
             try:
                 if path.stat().st_ino == inode:
@@ -188,7 +237,24 @@ def serve(path: Path, embedder: str, local: Path | None, idle_s: float) -> None:
                 pass
 
 
-def _answer_until_idle(server: socket.socket, path: Path, inode: int, local: Path | None, idle_s: float) -> None:
+def _warm_up(embedder: str, busy: threading.Lock) -> None:
+    """Load lancedb and the embedder before the first request needs them; releases `busy` when done."""
+    try:
+        from siterag.index.embedding import get_embedder
+        from siterag.search.search_api import _index
+
+        _index()
+        get_embedder(embedder).embed(["warm-up"])
+    except Exception:  # noqa: BLE001, S110 - a request then loads them itself, or fails and goes in-process
+        pass
+    finally:
+        busy.release()
+
+
+def _answer_until_idle(server: socket.socket, path: Path, inode: int, local: Path | None, idle_s: float,
+                       busy: threading.Lock) -> None:
+    """Accept connections until idle; each is handled in a thread, so that a hung or slow request never keeps
+    the next client from hearing `busy` at once."""
     server.settimeout(min(5.0, idle_s))
     last = time.monotonic()
     while time.monotonic() - last < idle_s:
@@ -198,18 +264,34 @@ def _answer_until_idle(server: socket.socket, path: Path, inode: int, local: Pat
             if _gone(path, inode, local):
                 return
             continue
-        with conn:
-            conn.settimeout(ANSWER_TIMEOUT_S)
+        threading.Thread(target=_handle, args=(conn, busy), daemon=True).start()
+        last = time.monotonic()
+
+
+def _handle(conn: socket.socket, busy: threading.Lock) -> None:
+    """One connection: `alive` to a ping; else `busy`, or `accepted` and then the answer."""
+    with conn:
+        conn.settimeout(ACK_TIMEOUT_S)
+        try:
+            request = _receive(conn)
+            if request.get("op") == "ping":
+                _send(conn, {"alive": True})
+                return
+            if not busy.acquire(timeout=QUEUE_S):
+                _send(conn, {"busy": True})
+                return
             try:
-                request = _receive(conn)
+                _send(conn, {"accepted": True})
                 try:
                     reply = answer(request)
                 except Exception as exc:  # noqa: BLE001 - the client then searches in-process
                     reply = {"internal": f"{type(exc).__name__}: {exc}"}
+                conn.settimeout(ANSWER_TIMEOUT_S)
                 _send(conn, reply)
-            except (OSError, ValueError):
-                pass
-        last = time.monotonic()
+            finally:
+                busy.release()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 if __name__ == "__main__":
