@@ -18,7 +18,7 @@ from siterag.enrich.corpus import corpus_paths
 from siterag.layout import SiteLayout, sweep_temp_files
 from siterag.llm.clients import ensure_embedded
 from siterag.llm.limit import ensure_llm_limit
-from siterag.lock import site_lock
+from siterag.lock import claim_site, site_lock
 from tasks import (
     Sealed,
     enrich_site_task,
@@ -38,6 +38,7 @@ def site_flow(site_name: str, config_path: str = "sites.toml") -> dict:
     cfg = load_config(config_path)
     site = cfg.site(site_name)
     with site_lock(cfg.data_dir, site.name):
+        claim_site(cfg.data_dir, site.name, Path(config_path))
         return _archive(cfg, site)
 
 

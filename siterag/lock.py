@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from siterag.config import ConfigError
+
 
 class SiteBusyError(OSError):
     """Another process holds the site's lock."""
@@ -38,3 +40,32 @@ def site_lock(data_dir: Path, site: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock (the file stays: removing it would race with the next run)
+
+
+class SiteClaimedError(ConfigError):
+    """Another configuration file archives a site of the same name into the same data folder."""
+
+
+def claim_site(data_dir: Path, site: str, config_path: Path) -> None:
+    """Record that `config_path` archives `site` into `data_dir` (`<data_dir>/locks/<site>.owner`). When another
+    config file that still exists names the same site with the same data folder, raise SiteClaimedError: each
+    would remove the other's documents as vanished. A config file that moved, or no longer has the site, gives
+    the site up."""
+    from siterag.config import load_config
+
+    path = Path(data_dir) / "locks" / f"{site}.owner"
+    mine = str(Path(config_path).resolve())
+    other = path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+    if other and other != mine and Path(other).is_file():
+        try:
+            theirs = load_config(other)
+            claimed = any(s.name == site for s in theirs.sites) and \
+                Path(theirs.data_dir).resolve() == Path(data_dir).resolve()
+        except (ConfigError, OSError):
+            claimed = False
+        if claimed:
+            raise SiteClaimedError(f"site {site} in {data_dir} is also archived by {other}; two configs that share "
+                                   "a data_dir must not use the same site name (rename one, or give it its own "
+                                   "data_dir)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(mine + "\n", encoding="utf-8")

@@ -30,6 +30,7 @@ from siterag.layout import SiteLayout, UnsafePath, append_log, atomic_write, is_
 from siterag.llm.client import LLMClient
 from siterag.normalize.encoding import to_utf8
 from siterag.normalize.sanitize import prepare_html
+from siterag.printable import printable
 
 MANIFEST = ".siterag-manifest.json"
 # Failures worth retrying on every run: the server was down, slow or answered an HTTP error.
@@ -87,12 +88,12 @@ def select_pages(mirror: Path, log_dir: Path, seen: set[str] | None = None) -> S
             head = fh.read(8192)
         if is_binary(head):
             result.binaries.append(rel)
-            lines.append(f"binary\t{path.stat().st_size}\t{rel}")
+            lines.append(f"binary\t{path.stat().st_size}\t{printable(rel)}")
         elif is_editor_part(rel):
             result.other_text += 1  # FrontPage's private folders, Word's page.files/: parts of pages, not pages
         elif path.suffix.lower() in BACKUP_SUFFIXES or path.name.endswith("~"):
             result.other_text += 1  # an editor's backup copy: a web server does not serve it as a page
-            lines.append(f"backup\t{path.stat().st_size}\t{rel}")
+            lines.append(f"backup\t{path.stat().st_size}\t{printable(rel)}")
         elif path.suffix.lower() in NOT_PAGE_SUFFIXES:
             result.other_text += 1  # served as text/plain, CSS, script: never shown as a page, tags or not
         elif looks_like_html(head) or (not head and path.suffix.lower() in (".html", ".htm")):
@@ -484,8 +485,8 @@ def quality_report(layout: SiteLayout, outcomes: list[PageOutcome], removed: lis
     warnings = list(crawl_warnings or []) + select.warnings
     edits = [f"[!] Edited by hand: {o.corpus or o.path}: its page changed, so the document was rewritten; the "
              f"edit is kept as {o.edit_kept}" for o in outcomes if o.edit_kept]
-    lines = log_lines(reports, dupes, select.duplicates) + [f"[!] Failed: {o.path}: {o.note}" for o in failed] + \
-        [f"[!] Crawl: {w}" for w in warnings] + edits
+    lines = log_lines(reports, dupes, select.duplicates) + [printable(line) for line in (
+        [f"[!] Failed: {o.path}: {o.note}" for o in failed] + [f"[!] Crawl: {w}" for w in warnings] + edits)]
     atomic_write(layout.logs / "error.log", "\n".join(lines) + ("\n" if lines else ""))
     count = lambda s: sum(1 for o in outcomes if o.status == s)  # noqa: E731
     report = {
