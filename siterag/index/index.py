@@ -476,19 +476,38 @@ def build_fts(docs_table: lancedb.table.Table, chunks_table: lancedb.table.Table
 # (benchmarks/retrieval.py); past this many chunks an IVF_HNSW_SQ index answers in ~10 ms (recall@10 0.98).
 VECTOR_INDEX_MIN_ROWS = 30_000
 NPROBES = 20  # IVF partitions searched per query
+# The IVF_HNSW_SQ index's own distances are not cosine distances (unit vectors: about 2 x the cosine distance,
+# from 8-bit codes), so hybrid fusion and ask's gate would read wrong similarities past the threshold. Every
+# vector query re-scores REFINE_FACTOR x its limit ANN candidates with their stored vectors: exact cosine
+# distances, and the order of flat search (tests/index/test_ann_scores.py). No effect on a flat table; 0 turns
+# it off (the index's own distances: benchmarks/retrieval.py --growth measures what that did).
+REFINE_FACTOR = 5
 
 
 def has_vector_index(table: lancedb.table.Table) -> bool:
     return any("vector" in cfg.columns for cfg in table.list_indices())
 
 
-def ensure_vector_index(table: lancedb.table.Table, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> str:
-    """Build the ANN index once the table is big enough; afterwards fold new rows into it (optimize)."""
+def vector_query(table: lancedb.table.Table, vector: np.ndarray | Sequence[float],
+                 exact: bool = False) -> lancedb.query.LanceVectorQueryBuilder:
+    """A cosine-distance query of `table`'s vectors; through the ANN index (if any) with its candidates
+    re-scored exactly (refine), or by flat search when `exact`. `_distance` is 1 - cosine similarity either way."""
+    query = np.asarray(vector, dtype=np.float32).tolist()
+    builder = table.search(query, vector_column_name="vector").distance_type("cosine")
+    if exact:
+        return builder.bypass_vector_index()
+    builder = builder.nprobes(NPROBES)
+    return builder.refine_factor(REFINE_FACTOR) if REFINE_FACTOR else builder
+
+
+def ensure_vector_index(table: lancedb.table.Table, min_rows: int | None = None) -> str:
+    """Build the ANN index once the table has `min_rows` rows (default VECTOR_INDEX_MIN_ROWS, read at call time);
+    afterwards fold new rows into it (optimize)."""
     if has_vector_index(table):
         table.optimize()  # compacts fragments and indexes the rows added since (row ids stay: stable row ids)
         return "updated"
     rows = table.count_rows()
-    if rows < min_rows:
+    if rows < (VECTOR_INDEX_MIN_ROWS if min_rows is None else min_rows):
         return "flat"
     from lancedb.index import HnswSq
 

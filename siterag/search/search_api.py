@@ -361,7 +361,7 @@ class Searcher:
         self.chunks = db.open_table(index.CHUNKS)
         self.docs = db.open_table(index.DOCS)
         self.embedder_name = embedder
-        self.exact = exact  # flat vector search even where there is an ANN index (benchmarks)
+        self.exact = exact  # flat vector search even where there is an ANN index (benchmarks, tests)
 
     def sites(self) -> list[str]:
         """The sites that have documents in the index."""
@@ -375,10 +375,7 @@ class Searcher:
 
     def _vector_rows(self, table: lancedb.table.Table, columns: list[str], vector: np.ndarray, where: str | None,
                      depth: int) -> pa.Table:
-        builder = table.search(vector.tolist(), vector_column_name="vector").distance_type("cosine") \
-            .nprobes(_index().NPROBES).select([*columns, "_distance"])
-        if self.exact:
-            builder = builder.bypass_vector_index()
+        builder = _index().vector_query(table, vector, self.exact).select([*columns, "_distance"])
         if where:
             builder = builder.where(where, prefilter=True)
         return builder.limit(depth).to_arrow()
