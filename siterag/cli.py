@@ -456,6 +456,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    from siterag.web.app import serve
+
+    return serve(args.config, args.host, args.port)
+
+
 def filters(args: argparse.Namespace) -> dict:
     """The filters given on the command line, as keyword arguments of search() and ask()."""
     return {"site": args.site, "tags": tuple(args.tag or ()), "category": args.category, "since": args.since,
@@ -535,6 +541,11 @@ def build_parser() -> argparse.ArgumentParser:
     fg.set_defaults(func=cmd_forget)
     sv = sub.add_parser("serve", help="serve one scheduled deployment per site (cron from the config)")
     sv.set_defaults(func=cmd_serve)
+    wb = sub.add_parser("web", help="read, search and browse the archive in a browser (a local web app)")
+    wb.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine "
+                    "only; another one shares the archive, with a warning)")
+    wb.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    wb.set_defaults(func=cmd_web)
     for command in sub.choices.values():
         command.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
     return parser
