@@ -44,7 +44,7 @@ def _link(tok, site: str, path: str, pages: set[str], origins: tuple[str, ...]) 
     target = page_target(path, href, origins)
     if target and target[0] in pages:
         tok.attrSet("href", route("/read", site, target[0], target[1]))
-    elif target and target[0]:
+    elif target:
         tok.attrSet("href", route("/raw", site, target[0], target[1]))  # a file of the site (or not archived)
     elif href.startswith(("http://", "https://")):
         tok.attrSet("rel", "external noopener noreferrer")  # the live web: a person's choice to follow
@@ -55,7 +55,7 @@ def _link(tok, site: str, path: str, pages: set[str], origins: tuple[str, ...]) 
 
 def _image(tok, site: str, path: str, origins: tuple[str, ...]) -> None:  # noqa: ANN001
     target = page_target(path, str(tok.attrGet("src") or ""), origins)
-    if target and target[0]:
+    if target:
         tok.attrSet("src", route("/raw", site, target[0]))
         tok.attrSet("loading", "lazy")
     else:  # an image on another host: never fetched; its text stays

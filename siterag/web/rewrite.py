@@ -50,13 +50,15 @@ def page_target(base_path: str, href: str, origins: tuple[str, ...] = ()) -> tup
             prefix = o.path if o.path.endswith("/") else posixpath.dirname(o.path) + "/"
             if a.scheme in ("http", "https") and a.netloc.lower() == o.netloc.lower() and \
                     (a.path or "/").startswith(prefix):
-                return _clean((a.path or "/")[len(prefix):] or "index.html"), fragment
+                path = _clean((a.path or "/")[len(prefix):] or "index.html")
+                return (path, fragment) if path else None
         return None
     if not parts.path:
         return (base_path, fragment) if fragment else None
     joined = parts.path.lstrip("/") if parts.path.startswith("/") else \
         posixpath.join(posixpath.dirname(base_path), parts.path)
-    return _clean(joined), fragment
+    path = _clean(joined)
+    return (path, fragment) if path else None
 
 
 def _clean(path: str) -> str | None:
@@ -115,7 +117,7 @@ def rewrite_html(text: str, site: str, path: str, origins: tuple[str, ...] = (),
                 del el.attrib[name]
             elif low in _LINK_ATTRS:
                 target = page_target(path, el.attrib[name], origins)
-                if target and target[0]:
+                if target:
                     el.attrib[name] = route(prefix, site, target[0], target[1])
                 else:
                     if tag in _NAVIGATION and low == "href":
