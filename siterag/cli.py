@@ -282,8 +282,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     hide_pandas()
     cfg = load_config(args.config)
-    if not cfg.llm.enabled:
-        return _fail("ask needs an LLM: set [llm] embedded = true or base_url in the config")
+    if args.site:
+        cfg.site(args.site)  # an unknown site is a mistake (exit 2), not "no answer"
+    # A model answers only when one is worth asking: a configured endpoint ([llm] base_url), or --llm (the
+    # packaged 270M model's answers are mostly wrong); otherwise the passages' matching sentences, in a second.
+    use_llm = args.llm if args.llm is not None else bool(cfg.llm.base_url or cfg.llm.base_urls)
+    if use_llm and not cfg.llm.enabled:
+        return _fail("ask --llm needs an LLM: set [llm] embedded = true or base_url in the config")
+    if use_llm and not (cfg.llm.base_url or cfg.llm.base_urls) and not args.json:
+        print("note: answering with the packaged Gemma 3 270M model: its answers are mostly wrong or refused; "
+              "set [llm] base_url to a capable model", file=sys.stderr)
     Searcher(cfg.store)  # no index: say so before starting an LLM
 
     def client() -> LLMClient:
@@ -291,11 +299,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return LLMClient(cfg.llm)
 
     try:
-        result = ask(args.question, cfg.store, client, k=args.k, **filters(args))
+        result = ask(args.question, cfg.store, client if use_llm else None, k=args.k, **filters(args))
         add_provenance(result.passages, cfg.data_dir)  # citations show the original URL and capture date
+        urls = {h.ref: h.url for h in result.passages}
+        for sentence in result.sentences:
+            sentence.url = sentence.url or urls.get(sentence.ref, "")
     except LLMError as exc:
         return _fail(f"{exc} (LLM endpoint {cfg.llm.url()})")
-    print(printable_json(result.to_dict()) if args.json else format_answer(result))
+    print(printable_json(result.to_dict()) if args.json else format_answer(result, sys.stdout.isatty()))
     return 0 if result.found else 1
 
 
@@ -489,7 +500,7 @@ EXAMPLES = """examples:
   siterag --config sites.toml search "robot wars"               # documents, best first
   siterag --config sites.toml search "お茶" --site example --since 2003 --until 2004-06 -k 5
   siterag --config sites.toml search "hinting" --chunks --json  # passages, as JSON
-  siterag --config sites.toml ask "静岡のお茶の特徴は？"        # an answer that cites site/path
+  siterag --config sites.toml ask "静岡のお茶の特徴は？"        # matching passages (an answer with [llm] base_url)
   siterag --config sites.toml status                            # per site: last run, documents, open problems
 
 Each command's options: siterag COMMAND --help"""
@@ -526,6 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_filters(a)
     a.add_argument("-k", type=int, default=5, metavar="N", help="passages given to the model (default: 5)")
     a.add_argument("--json", action="store_true", help="print the answer and its sources as JSON")
+    a.add_argument("--llm", action=argparse.BooleanOptionalAction, default=None,
+                   help="--llm: a model writes a checked answer (default when [llm] base_url is set); --no-llm: "
+                   "the passages' sentences that match the question, no model (default otherwise)")
     a.set_defaults(func=cmd_ask)
     st = sub.add_parser("status", help="per site: last run, documents, chunks, open problems")
     st.set_defaults(func=cmd_status)

@@ -39,7 +39,8 @@ from siterag.enrich.metadata import page_language
 from siterag.index.store import IndexStore
 from siterag.llm.client import LLMClient
 from siterag.printable import printable
-from siterag.search.search_api import Hit, Searcher, provenance_line
+from siterag.search.extractive import Sentence, best_sentences
+from siterag.search.search_api import Hit, Searcher, provenance_line, terminal_marks
 
 NO_ANSWER = "The archive holds no answer to this question."
 # The gate, calibrated by benchmarks/ask_gate.py on benchmarks/questions.jsonl (56 answerable questions, 19
@@ -86,9 +87,12 @@ class Answer:
     added: list[str] = field(default_factory=list)  # pages added to the citations: they hold the answer's figures
     model_answer: str = ""  # the model's own words, also when they are not used
     support: float | None = None  # share of the answer's content tokens found in the passages
+    mode: str = "llm"  # llm: a checked answer from a model | passages: matching sentences, no model
+    sentences: list[Sentence] = field(default_factory=list)  # mode passages: what is shown
 
     def to_dict(self) -> dict:
-        return {"question": self.question, "found": self.found, "answer": self.answer,
+        return {"question": self.question, "mode": self.mode, "found": self.found, "answer": self.answer,
+                "sentences": [s.to_dict() for s in self.sentences],
                 "citations": self.citations, "reason": self.reason, "dropped_citations": self.dropped,
                 "added_citations": self.added, "model_answer": self.model_answer, "support": self.support,
                 "passages": [{"ref": h.ref, "title": h.title, "heading": h.heading, "similarity": h.similarity,
@@ -175,13 +179,16 @@ def prompt_budget(context_tokens: int, max_tokens: int) -> int:
     return max(600, context_tokens - max_tokens - 300)
 
 
-def ask(question: str, data_dir: str | Path | IndexStore, client: LLMClient | Callable[[], LLMClient], *, k: int = 5,
+def ask(question: str, data_dir: str | Path | IndexStore,
+        client: LLMClient | Callable[[], LLMClient] | None, *, k: int = 5,
         site: str | None = None, tags: tuple[str, ...] = (), category: str | None = None,
         since: str | None = None, until: str | None = None, min_similarity: float = MIN_SIMILARITY,
         context_tokens: int | None = None, max_tokens: int = ANSWER_MAX_TOKENS,
         answer_chars: int = ANSWER_CHARS, min_terms: float = MIN_TERM_SHARE,
         min_support: float = MIN_SUPPORT) -> Answer:
     """Answer `question` from the archive in `data_dir`; `client` may be a factory (called only if needed).
+    Without a client (None) no model is asked: the answer is the passages' sentences that match the question
+    (siterag.search.extractive), `mode` "passages".
 
     Raises NoIndexError without an index and siterag.llm.client.LLMError when the model gives no usable reply.
     """
@@ -192,7 +199,13 @@ def ask(question: str, data_dir: str | Path | IndexStore, client: LLMClient | Ca
     if not passages:
         return Answer(question, False, NO_ANSWER, [], [], reason="no_passages")
     if not passes_gate(passages, min_similarity, question, min_terms):
-        return Answer(question, False, NO_ANSWER, [], passages, reason="low_retrieval")
+        return Answer(question, False, NO_ANSWER, [], passages, reason="low_retrieval",
+                      mode="llm" if client else "passages")
+    if client is None:
+        sentences = best_sentences(question, passages)
+        return Answer(question, bool(sentences), "" if sentences else NO_ANSWER,
+                      list(dict.fromkeys(x.ref for x in sentences)), passages,
+                      reason="" if sentences else "no_matching_sentence", mode="passages", sentences=sentences)
     llm = client if isinstance(client, LLMClient) else client()
     refs = list(dict.fromkeys(h.ref for h in passages))
     ctx = context_tokens or llm.config.context_tokens
@@ -410,12 +423,32 @@ _WHY = {"low_retrieval": "no passage is close to the question", "no_passages": "
         "unsupported": "the model's answer is not in the passages' words: it did not come from the archive",
         "question_echo": "the model's answer only repeats the question's words",
         "wrong_language": "the model answered in another language than the question's",
-        "unsupported_numbers": "the model's answer has figures its passages do not contain"}
+        "unsupported_numbers": "the model's answer has figures its passages do not contain",
+        "no_matching_sentence": "no sentence of the closest passages holds the question's words"}
 
 
-def format_answer(result: Answer) -> str:
+PASSAGES_NOTE = ("Passages from the archive that match the question (not an answer: no model read them; set "
+                 "[llm] base_url to a capable model for answers):")
+
+
+def format_passages(result: Answer, tty: bool = False) -> str:
+    """`ask` without a model: each matching sentence, then its page's title, date and URL (site/path#entry)."""
+    lines = [PASSAGES_NOTE, ""]
+    for n, sentence in enumerate(result.sentences, 1):
+        where = sentence.ref + (f"#{sentence.anchor}" if sentence.anchor else "")
+        meta = "  ".join(x for x in (printable(sentence.title), printable(sentence.date)) if x)
+        lines += [f"[{n}] {terminal_marks(printable(sentence.text), tty)}",
+                  f"    {meta}  [{printable(where)}]".rstrip()]
+        if sentence.url:
+            lines.append(f"    {printable(sentence.url)}")
+    return "\n".join(lines)
+
+
+def format_answer(result: Answer, tty: bool = False) -> str:
     """The answer as `siterag ask` prints it: the text, then its sources (or why there is no answer). Every text
     that comes from a page or the model goes through printable(): no escape sequence reaches the terminal."""
+    if result.mode == "passages" and result.found:
+        return format_passages(result, tty)
     lines = [printable(result.answer, multiline=True)]
     if result.found:
         titles = {h.ref: h.title for h in result.passages}
@@ -429,8 +462,9 @@ def format_answer(result: Answer) -> str:
     else:
         lines.append(f"({printable(_WHY.get(result.reason, result.reason))})")
         if result.passages:
-            refs = dict.fromkeys(h.ref for h in result.passages)
-            lines += ["Closest pages:"] + [f"  {printable(ref)}" for ref in refs]
+            titles = {h.ref: h.title for h in reversed(result.passages)}
+            lines += ["Closest pages:"] + [f"  {printable(titles[ref])}  [{printable(ref)}]".lstrip()
+                                           for ref in dict.fromkeys(h.ref for h in result.passages)]
     if result.dropped:
         lines.append(f"(dropped citations that are not among the passages: {printable(', '.join(result.dropped))})")
     return "\n".join(lines)

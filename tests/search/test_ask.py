@@ -278,8 +278,33 @@ def test_cli_errors_are_one_line_without_traceback(tmp_path, data, capsys):
     empty = _config(tmp_path, tmp_path / "nothing", '[llm]\nbase_url = "http://127.0.0.1:9/v1"')
     assert main(["--config", empty, "ask", "お茶の産地はどこ？"]) == 2
     assert "no index" in capsys.readouterr().err
-    assert main(["--config", _config(tmp_path, data, ""), "ask", "お茶の産地はどこ？"]) == 2
+    assert main(["--config", _config(tmp_path, data, ""), "ask", "--llm", "お茶の産地はどこ？"]) == 2
     assert "needs an LLM" in capsys.readouterr().err
+    assert main(["--config", _config(tmp_path, data, ""), "ask", "お茶の産地はどこ？", "--site", "taa"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("siterag: error: unknown site 'taa'") and "tea" in err
+
+
+def test_without_a_model_ask_shows_the_matching_sentences_as_passages(tmp_path, data, capsys):
+    cfg = _config(tmp_path, data, "[llm]\nembedded = true\n")  # only the packaged model: not used unless --llm
+    assert main(["--config", cfg, "ask", "日本一のお茶の産地はどこですか？"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Passages from the archive that match the question (not an answer")
+    assert "**静岡**県は**日本一**の**茶**の生産量" in out or "**日本一**" in out
+    assert f"[{TEA_REF.split('/', 1)[0]}/{TEA_REF.split('/', 1)[1]}]" in out and "お茶の産地" in out
+    assert main(["--config", cfg, "ask", "What does Gyrobot weigh?", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["mode"] == "passages" and got["found"]
+    assert got["sentences"][0]["ref"] == ROBOT_REF and "98 kg" in got["sentences"][0]["text"]
+
+
+def test_passages_mode_finds_the_sentence_holding_the_answer(data):
+    result = ask("Which motor drives the spinning rim?", data, None)
+    assert result.mode == "passages" and result.found
+    assert any("Bosch" in s.text and s.ref == ROBOT_REF for s in result.sentences)
+    assert all(s.text.count("**") % 2 == 0 for s in result.sentences)
+    nothing = ask("量子コンピュータの誤り訂正符号について", data, None)
+    assert not nothing.found and nothing.answer == NO_ANSWER
 
 
 @pytest.mark.llama
@@ -288,7 +313,7 @@ def test_ask_with_the_real_llama_server(tmp_path, data, llama_url, capsys):
     # embedded = true on the fixture's port: the CLI finds that server healthy and uses it
     cfg = _config(tmp_path, data, f"[llm]\nembedded = true\nembedded_port = {port}\ncontext_tokens = 4096\n"
                                   "timeout = 300\nretries = 1")
-    rc = main(["--config", cfg, "ask", "What does Gyrobot weigh?", "-k", "2", "--json"])
+    rc = main(["--config", cfg, "ask", "--llm", "What does Gyrobot weigh?", "-k", "2", "--json"])
     out = json.loads(capsys.readouterr().out)
     refs = {p["ref"] for p in out["passages"]}
     assert ROBOT_REF in refs and rc == (0 if out["found"] else 1)
