@@ -203,6 +203,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from siterag.config import load_config
     from siterag.search.search_api import NOTHING_TO_SEARCH, check_dates, has_terms
 
+    args.query = " ".join(args.query)  # `search 作文 添削` is one query of two words
     if not has_terms(args.query):
         return _fail(NOTHING_TO_SEARCH)
     if not 1 <= args.k <= K_MAX:
@@ -218,6 +219,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         known = [s.name for s in cfg.sites]
     else:
         where, known = Path(args.data_dir), None
+        if not (where / "lancedb").exists() and "://" not in str(where):
+            return _fail(f"{args.config}: no such file here, and no archive in {args.data_dir}/: give --config "
+                         "FILE (the archive's sites.toml) or --data-dir DIR")
     from siterag.index.store import IndexStore
     from siterag.search import daemon
     from siterag.search.search_api import Hit, provenance_line, terminal_marks
@@ -519,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("search", help="hybrid (vector + full-text) search of the archive",
                        description="Hybrid (vector + full-text) search of the archive: the best documents, each "
                        "with its best passage, query terms marked **like this**.")
-    s.add_argument("query", help="words or a question, in any language the sites use")
+    s.add_argument("query", nargs="+", help="words or a question, in any language the sites use (quotes optional)")
     add_filters(s)
     s.add_argument("-k", type=int, default=10, metavar="N", help=f"results to show, 1 to {K_MAX} (default: 10)")
     s.add_argument("--mode", choices=("hybrid", "vector", "fts"), default="hybrid",

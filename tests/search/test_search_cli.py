@@ -69,6 +69,21 @@ def test_without_a_config_an_unknown_site_is_told_with_the_sites_of_the_index(cf
     assert proc.returncode == 2 and proc.stderr == "siterag: error: unknown site 'nosuch'; known sites: en, ja\n"
 
 
+@pytest.mark.bad_input
+def test_without_a_config_or_an_archive_the_missing_config_is_named(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "siterag.cli", "search", "作文", "添削"], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("siterag: error: sites.toml: no such file here, and no archive in data/"), proc
+
+
+def test_a_query_of_several_words_needs_no_quotes(cfg):
+    quoted = siterag("--config", str(cfg), "search", "robot arena", "--json", "--no-daemon")
+    bare = siterag("--config", str(cfg), "search", "robot", "arena", "--json", "--no-daemon")
+    assert bare.returncode == quoted.returncode == 0, bare.stderr
+    assert json.loads(bare.stdout) == json.loads(quoted.stdout)
+
+
 def test_valid_searches_still_answer(cfg):
     proc = siterag("--config", str(cfg), "search", "robot", "--site", "en", "--since", "2000-01", "--until",
                    "2000-01-31", "-k", "1", "--json")
