@@ -10,7 +10,9 @@ Machine mode runs the site flow's page functions (copy, purge + normalize, site 
 site: documents; the share with a date (of those with one in their name or content); with 3-8 tags; the
 share of tags found verbatim in the body (target 1.00); with a summary, and of those, summaries whose
 sentences are all in the body, and that start within the first 300 characters of its text ("lead"); with a
-category; the categories; seconds of the enrich pass. Then example
+category; "stem": the share whose category says nothing (empty, an editor's default stem such as newpage or
+top, a file-name stem or folder that is no word; target 0); "dist.": distinct categories; the most frequent
+categories; seconds of the enrich pass. Then example
 front matters.
 
 LLM mode (--llm-url): for each page of benchmarks/gold-ja the body is extracted (heuristic mode), then:
@@ -99,7 +101,7 @@ def machine_main(args: argparse.Namespace) -> int:
     examples: list[tuple[str, dict]] = []
     totals: Counter[str] = Counter()
     print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'exact':>6} "
-          f"{'lead':>6} {'categ.':>6} {'enrich s':>8}  categories")
+          f"{'lead':>6} {'categ.':>6} {'stem':>5} {'dist.':>5} {'enrich s':>8}  categories")
     with tempfile.TemporaryDirectory(prefix="siterag-meta-") as tmp:
         for name in names:
             started = time.perf_counter()
@@ -122,8 +124,10 @@ def machine_main(args: argparse.Namespace) -> int:
                 c["exact"] += bool(summary) and summary_is_exact(summary, body)
                 c["lead"] += bool(summary) and _in_lead(summary, body)
                 c["category"] += bool(fields.get("category"))
+                c["stem"] += stem_category(str(fields.get("category") or ""), str(fields.get("path") or rel))
                 categories[str(fields.get("category") or "")] += 1
                 examples.append((name, fields))
+            c["distinct"] = len(categories)
             totals.update(c)
             totals["seconds"] += stats["seconds"]
             _row(name, c, stats["seconds"], ", ".join(f"{k} {v}" for k, v in categories.most_common(6)))
@@ -135,13 +139,29 @@ def machine_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def stem_category(category: str, path: str) -> bool:
+    """Whether a category says nothing: empty, an editor's default stem (newpage, index, top, a number), or a
+    part of the page's path (its file name's stem or letters, a folder) that is no word (sections.meaningful_name:
+    `001sucript`, `kip`; a folder named `diary` is a word)."""
+    from siterag.enrich.enrich import family
+    from siterag.enrich.sections import _DEFAULT_STEM_RE, meaningful_name
+
+    folded = category.casefold()
+    if not folded or _DEFAULT_STEM_RE.match(category) or folded in ("top", "newpage"):
+        return True
+    parts = path.split("/")
+    stems = {re.sub(r"\.[^.]*$", "", part).casefold() for part in parts} | {family(parts[-1])}
+    return folded in stems and not meaningful_name(category)
+
+
 def _row(name: str, c: Counter, seconds: float, categories: str) -> None:
     def share(key: str, of: str = "docs", width: int = 7) -> str:
         return f"{c[key] / c[of]:{width}.2f}" if c[of] else f"{'-':>{width}}"
 
     print(f"{name:18} {c['docs']:5d} {share('dated', 'datable', 6)} {share('tags3-8')} "
           f"{share('tags in body', 'tags')} {share('summary')} {share('exact', 'summary', 6)} "
-          f"{share('lead', 'summary', 6)} {share('category', 'docs', 6)} {seconds:8.1f}  {categories}")
+          f"{share('lead', 'summary', 6)} {share('category', 'docs', 6)} {share('stem', 'docs', 5)} "
+          f"{c['distinct']:5d} {seconds:8.1f}  {categories}")
 
 
 LEAD_CHARS = 300

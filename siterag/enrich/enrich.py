@@ -37,8 +37,9 @@ from siterag.enrich.metadata import (
     stale_title,
     without_banner,
 )
+from siterag.enrich.sections import page_kind, page_links, site_categories
 from siterag.extract.blocks import normalise
-from siterag.layout import SiteLayout, is_temp_file
+from siterag.layout import SiteLayout, is_temp_file, safe_path
 
 SUMMARY_CHARS = 200
 SUMMARY_SENTENCES = 3
@@ -331,6 +332,24 @@ def structure_categories(paths: list[str]) -> dict[str, str]:
     return out
 
 
+def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str]) -> dict[str, str]:
+    """Each document's category by page path: the name its site gives its section (its menus' link texts, the
+    section's index title, a folder named by a word), else its page kind (siterag.enrich.sections). The links are
+    read from the normalized pages; a page whose normalized copy is gone counts with none. A <title> many pages
+    share (an editor's default, the site's name) names no section."""
+    paths = {d.path for d in docs}
+    links = {}
+    for d in docs:
+        try:
+            html = safe_path(layout.normalized, d.path).read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            html = ""
+        links[d.path] = page_links(html, d.path, paths) if html else []
+    titles = {d.path: without_banner(d.page_title, *banner) for d in docs if d.title not in shared_titles}
+    kinds = {d.path: d.kind for d in docs}
+    return site_categories([d.path for d in docs], links, titles, lambda p: kinds[p] or "other")
+
+
 def nearest_categories(texts: list[str], categories: tuple[str, ...], embedder) -> list[str]:  # noqa: ANN001
     """For each text, the category name nearest by cosine under `embedder` (an siterag.index.embedding Embedder)."""
     if not texts:
@@ -576,6 +595,7 @@ class _Doc:
     opening: tuple[str, ...]  # its first lines of text, normalised
     borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
     page_title: str = ""  # its <title> as written
+    kind: str = ""  # what its structure says it is (sections.page_kind): the category when its site names none
 
 
 def _page_title(fields: dict) -> str:
@@ -646,19 +666,19 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
                                                          or fields.get("enrich_key") != code),
                  normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(_page_title(fields), body), _page_title(fields))
+                 not stale_title(_page_title(fields), body), _page_title(fields), page_kind(body))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
         return {"documents": len(docs), "enriched": 0, "rewritten": 0,
                 "seconds": round(time.perf_counter() - started, 2)}
     (layout.logs / _LEGACY_CACHE).unlink(missing_ok=True)
-    categories = structure_categories([d.path for d in docs])
     shared_titles = _shared(d.title for d in docs)
     # a title two pages hold, which one's text bears out and the other's does not: copied with the page
     copied_titles = _shared((d.title for d in docs), 2) & {d.title for d in docs if d.borne_out}
     shared_lines = _shared(line for d in docs for line in set(d.opening))
     banner = banner_affixes(d.page_title for d in docs)  # `Site name - ` in many <title>s
+    categories = site_sections(layout, docs, banner, shared_titles)
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0

@@ -25,6 +25,7 @@ from siterag.enrich.enrich import (
     summary_source,
 )
 from siterag.enrich.keywords import english_terms, japanese_terms, page_terms, pick_tags
+from siterag.enrich.sections import KINDS
 from siterag.layout import SiteLayout
 from tests.conftest import EXAMPLE_SITE, write_config
 
@@ -71,7 +72,7 @@ def test_tags_are_the_pages_own_words_and_site_wide_words_are_not(tmp_path):
         # the site's name and menu are on every page: never a tag
         site_words = {"七つの森", "劇団", "ホームページ", "ホーム", "日記", "リンク"}
         assert not site_words & set(fields["tags"]), fields["tags"]
-        assert fields["metadata_by"] == "machine" and fields["category"] == TOP_CATEGORY
+        assert fields["metadata_by"] == "machine" and fields["category"] in KINDS  # no menu here: a page kind
     assert "宇治茶" in found["tea.md"][0]["tags"]
     assert "ジャイロセンサー" in found["robot.md"][0]["tags"]
     assert "嵐山" in found["trip.md"][0]["tags"]
@@ -314,7 +315,7 @@ def test_site_flow_gives_every_document_machine_metadata(tmp_path):
             assert fields["metadata_by"] == "machine" and fields["category"], rel
             assert fields["tags"] and all(t in body for t in fields["tags"]), (rel, fields["tags"])
             assert fields["summary"] and len(fields["summary"]) <= SUMMARY_CHARS, rel
-        assert found["diary/2003-05-20.md"][0]["category"] == "diary"
+        assert found["diary/2003-05-20.md"][0]["category"] == "日記"  # the menu entry leading to diary/
         assert 3 <= len(found["tea.md"][0]["tags"]) <= 8
         assert "enrich" in first["seconds"]
         second = site_flow("example", str(cfg_path))  # an unchanged refresh rewrites and re-embeds nothing
