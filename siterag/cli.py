@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 from siterag.printable import printable, printable_json
@@ -333,6 +334,18 @@ def _read_report(path: Path) -> tuple[dict | None, str]:
     return report, ""
 
 
+_PROBLEM_KINDS = (("[!] Crawl:", "crawl warnings"), ("[!] Lost content", "lost content"),
+                  ("[!] Few diary entries", "few diary entries"), ("[!] Mojibake", "mojibake"),
+                  ("[!] LLM fallback", "llm fallback"), ("[!] LLM metadata", "metadata fallback"),
+                  ("[!] Duplicate", "duplicates"), ("[!] Failed", "failed"), ("[!] Edited by hand", "hand edits"),
+                  ("[!] Corpus", "corpus fields"))
+
+
+def _problem_kind(line: str) -> str:
+    """What kind of open problem an error.log `[!]` line is (status counts them by kind, so they add up)."""
+    return next((kind for prefix, kind in _PROBLEM_KINDS if line.startswith(prefix)), "other")
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from siterag.acquire.mirror import shown_path
     from siterag.config import load_config
@@ -357,10 +370,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             last = printable(r["finished_at"])  # a hand-edited report may hold anything
             lines = error_log.read_text(encoding="utf-8", errors="replace").splitlines() if error_log.exists() else []
             open_count = sum(1 for line in lines if line.startswith("[!]"))  # "[i]" lines are notes, not problems
-            problems = (f"{open_count} (lost content {r.get('lost_content', 0)}, short {r['short']}, "
-                        f"mojibake {r['mojibake']}, llm fallback "
-                        f"{r['llm_fallback']}, metadata fallback {r.get('metadata_fallback', 0)}, duplicates "
-                        f"{len(r.get('duplicates', []))}, failed {r['failed']})")
+            kinds = Counter(_problem_kind(line) for line in lines if line.startswith("[!]"))
+            shown = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
+            problems = (f"{open_count} ({shown}; short pages {r['short']}, a note; see "
+                        f"{printable(shown_path(error_log))})")
         if site.name in runs:
             last, state = printable(runs[site.name].start_time), printable(runs[site.name].state)
         docs, chunks = counts.get(site.name, (0, 0))
@@ -371,6 +384,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         name = printable(name)
         print(f"{name:24} {'not in the config':25} {'-':10} {docs:>6} {chunks:>7} "
               f"remove its rows with `siterag forget {name}`")
+    if not runs:
+        print("(state: the flow run's state needs a Prefect server: set PREFECT_API_URL, see docs/operations.md)")
     return 0
 
 

@@ -77,6 +77,15 @@ def is_page_url(url: str) -> bool:
     return "." not in name or name.rsplit(".", 1)[1].lower() not in NON_PAGE_EXTENSIONS
 
 
+_PAGE_EXTENSIONS = {"html", "htm", "shtml", "xhtml", "php", "cgi", "asp", "aspx", "jsp", "pl"}
+
+
+def _looks_like_page(url: str) -> bool:
+    """A URL that names a page, not only "not an image": a folder, no extension, or a page extension."""
+    name = unquote(urlparse(url).path).rsplit("/", 1)[-1]
+    return "." not in name or name.rsplit(".", 1)[1].lower() in _PAGE_EXTENSIONS
+
+
 def _lines_by_url(text: str) -> Iterator[tuple[str, str]]:
     """wget log lines that are not request lines, each with the URL of the request it belongs to ('' before any)."""
     url = ""
@@ -284,7 +293,8 @@ def error_warnings(errors: dict[str, int], limit: int = 10, dest: Path | None = 
     lines = []
     for url, status in sorted(errors.items())[:limit]:
         kept = dest is not None and any((dest / rel).is_file() for rel in url_to_rel(url) if _safe(dest, rel))
-        what = "page gone" if status in GONE else "kept the earlier copy" if kept else "not archived: no earlier copy"
+        gone = "page gone" if _looks_like_page(url) else "gone"
+        what = gone if status in GONE else "kept the earlier copy" if kept else "not archived: no earlier copy"
         lines.append(f"HTTP {status} for {url} ({what})")
     if len(errors) > limit:
         lines.append(f"... and {len(errors) - limit} more URLs with HTTP errors (see wget.log)")

@@ -1,6 +1,7 @@
 """Real wget against a site on 127.0.0.1, and the real Prefect flow end to end."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -163,3 +164,8 @@ local_path = "{ROOT / 'examples' / 'site'}"
     assert res.returncode == 0 and '"site": "local"' in res.stdout
     res = run_cli("--config", str(cfg), "status")
     assert res.returncode == 0 and "local" in res.stdout and " 4 " in res.stdout
+    row = next(line for line in res.stdout.splitlines() if line.startswith("local "))
+    total, parts = re.search(r" (\d+) \((.*?);", row).groups()  # the open problems add up to their kinds
+    assert int(total) == sum(int(n) for n in re.findall(r" (\d+)(?=,|$)", parts)), row
+    assert "short pages 4, a note" in row
+    assert "needs a Prefect server" in res.stdout  # the state column is '-' without one: say why
