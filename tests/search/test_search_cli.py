@@ -199,3 +199,8 @@ def test_siterag_search_is_callable_before_and_after_its_modules_are_imported(cf
                           cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["en/robot.md"] * 3
+
+
+def test_a_passage_of_images_only_has_a_snippet_naming_them():
+    assert make_snippet("写真 > 春\n![庭の桜](a.jpg)\n\n![](b.jpg)", "桜") == "[2 images: 庭の桜]"
+    assert make_snippet("写真 > 春\n![](a.jpg)", "桜") == "[1 image]"
