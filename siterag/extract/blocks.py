@@ -215,6 +215,44 @@ def table_rows(table: etree._Element) -> list[list[etree._Element]]:
     return rows + ([loose] if loose else [])
 
 
+MAX_SPAN = 100  # a larger rowspan / colspan is a slip (`colspan="1000"`): read as this
+
+
+def _span(cell: etree._Element, name: str) -> int:
+    """A cell's rowspan or colspan: a whole number from 1 to MAX_SPAN (1 when missing or not a number); 0 (the
+    rest of the table, HTML's rowspan="0") counts as 1."""
+    value = (cell.get(name) or "").strip()
+    digits = re.match(r"\d+", value)
+    return min(MAX_SPAN, max(1, int(digits.group()))) if digits else 1
+
+
+def span_grid(rows: list[list[etree._Element]]) -> list[list[etree._Element | None]]:
+    """The table's rows with rowspan and colspan laid out, so that each cell stands in its own column: a cell
+    is placed in its row's first free column; the places it spans below and to its right hold None. A rowspan
+    reaching past the last row adds no rows."""
+    grid: list[list[etree._Element | None]] = []
+    taken: dict[tuple[int, int], bool] = {}  # (row, column) covered by a span from above
+    for r, row in enumerate(rows):
+        out: list[etree._Element | None] = []
+        col = 0
+        for cell in row:
+            while taken.get((r, col)):
+                out.append(None)
+                col += 1
+            out.append(cell)
+            down, across = _span(cell, "rowspan"), _span(cell, "colspan")
+            out.extend([None] * (across - 1))
+            for dr in range(1, min(down, len(rows) - r)):
+                for dc in range(across):
+                    taken[(r + dr, col + dc)] = True
+            col += across
+        while taken.get((r, col)):  # spans from above at the row's end
+            out.append(None)
+            col += 1
+        grid.append(out)
+    return grid
+
+
 def _is_data_table(table: etree._Element) -> bool:
     """A table of data (render as a table) rather than a layout grid (descend into it)."""
     if table.xpath(".//table"):
@@ -510,9 +548,13 @@ class _Renderer:
     def _table(self, el: etree._Element, here: str) -> None:
         rows: list[list[str]] = []
         texts: list[str] = []
-        for row in table_rows(el):
+        grid = span_grid(table_rows(el))
+        for row in grid:
             cells = []
             for cell in row:
+                if cell is None:  # a place a cell above or to the left spans: empty, its text is written once
+                    cells.append("")
+                    continue
                 md, text = self._inline(cell)
                 cells.append(clean_text(md).replace("\n", "<br>").replace("|", "\\|"))
                 texts.append(clean_text(text).replace("\n", " "))
