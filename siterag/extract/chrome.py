@@ -3,8 +3,13 @@
 Rules follow from how such pages are built:
 * A site's header, side menu and footer are copied onto every page around the page's own text, so the lines
   of the site's template (siterag.extract.template) at the start and at the end of a page, up to its first and after
-  its last line of its own, are dropped. Inside the text a template line is dropped only when it is a link,
+  its last line of its own, are dropped as far as they are built like a header or footer: links, images,
+  copyright lines, or blocks mostly made of them. Recurring plain text there (a verse after the last entry, a
+  photo credit, a label) is the page's. Inside the text a template line is dropped only when it is a menu's link,
   a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
+* A row of links (one line, or link-only lines one after the other: a table row of buttons) before or after
+  the page's own text whose links point mostly at the site's main pages (siterag.extract.template's hubs) is its
+  navigation bar, whatever its words (the current page unlinked, another button image).
 * Counters, copyright and "last updated" lines are dropped before and after the page's own text, and wherever the
   site repeats them; inside the text they are the author's sentences.
 * Images that an editor's theme generated (FrontPage writes each page's title banner, its rules and bullets into
@@ -153,15 +158,90 @@ def container(path: str) -> str:
     return ">".join(parts)
 
 
+def _framed_blocks(lines: list[Line], built: list[bool]) -> set[int]:
+    """Blocks built like a header or footer: at least half of their lines with words are links, images or
+    copyright lines. (A block of plain lines copied onto many pages — a research project's contact — is text.)"""
+    counts: dict[int, list[int]] = {}
+    for line, ok in zip(lines, built, strict=True):
+        if line.key:
+            tally = counts.setdefault(line.block, [0, 0])
+            tally[0] += ok
+            tally[1] += 1
+    return {block for block, (ok, total) in counts.items() if 2 * ok >= total}
+
+
+def _framed_runs(lines: list[Line], built: list[bool], template: Collection[str]) -> set[int]:
+    """Indexes of the lines of runs of template lines (one after the other, lines without words between them)
+    built like a header or footer: at least half of their lines with words are links, images or copyright
+    lines (a footer's `"Gyrobot" - … is the creation of :-` above its logo, name and links)."""
+    out: set[int] = set()
+    run: list[int] = []
+    for i, line in enumerate(lines + [Line(-1, 0, "x", "x", "x")]):
+        if not line.key:
+            continue
+        if line.key in template:
+            run.append(i)
+            continue
+        if run and 2 * sum(built[j] for j in run) >= len(run):
+            out.update(run)
+        run = []
+    return out
+
+
+def _link_only(md: str) -> bool:
+    """A line of links (or linked images) and nothing else with words."""
+    return "](" in md and bool(_links(md)) and _all_link(md)
+
+
+def _images_only(md: str) -> bool:
+    """A line that shows images and no words besides their alt texts."""
+    return "![" in md and not normalise(_IMAGE_RE.sub("", md))
+
+
+def nav_rows(lines: list[Line], hubs: Collection[str], first: int, last: int) -> set[int]:
+    """Indexes of the lines of navigation rows before `first` or after `last` (the page's own text): a line of
+    links, or link-only lines one after the other (lines without words between them), holding two links or more
+    to the site's main pages (`hubs`: keys of hrefs, siterag.extract.template.href_key) that are at least half
+    of its links."""
+    if not hubs:
+        return set()
+    from siterag.extract.template import href_key, hrefs
+
+    rows: list[list[int]] = []
+    run: list[int] = []
+    for i, line in enumerate(lines + [Line(-1, 0, "x", "x", "x")]):
+        if _link_only(line.md) or (run and _images_only(line.md)):  # a button of the current page, unlinked
+            run.append(i)
+        elif line.key and run:
+            rows.append(run)
+            run = []
+    out: set[int] = set()
+    for row in rows:
+        if not all(i < first or i > last for i in row):
+            continue
+        links = [h for i in row for h in hrefs(lines[i].md) if not h.lower().startswith("mailto:")]
+        to_hubs = sum(href_key(h) in hubs for h in links)
+        if to_hubs >= 2 and 2 * to_hubs >= len(links):
+            out.update(row)
+    return out
+
+
 def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collection[str] = (),
-                 site_wide: Collection[str] = ()) -> set[tuple[int, int]]:
-    """(block id, line no) of the lines that are chrome."""
+                 site_wide: Collection[str] = (), hubs: Collection[str] = (),
+                 inside: Collection[str] = ()) -> set[tuple[int, int]]:
+    """(block id, line no) of the lines that are chrome (`hubs`: the page's links to the site's main pages;
+    `inside`: template keys that sit inside the pages' text where they recur — as plain text on this page they
+    are its own lines)."""
+    if inside:
+        plain = {line.key for line in lines if line.key in inside and "](" not in line.md}
+        template = set(template) - plain
     drop: set[tuple[int, int]] = set()
     own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
     boilerplate = [is_boilerplate_line(line.text) for line in lines]
     # A page's own *text* marks where its body starts and ends; a menu of links of its own (a nav bar with one
-    # extra entry, "[ Up ]") or a counter does not, unless the page has nothing else (a page of links).
-    text = [i for i in own if not (_all_link(lines[i].md) or boilerplate[i])]
+    # extra entry, "[ Up ]"), an image (its alt text is no text a reader sees) or a counter does not, unless the
+    # page has nothing else (a page of links).
+    text = [i for i in own if not (_all_link(lines[i].md) or boilerplate[i] or _images_only(lines[i].md))]
     own = text or own
     first, last = (own[0], own[-1]) if own else (len(lines), -1)
     lead = [i for i in range(first) if lines[i].key in template]
@@ -169,13 +249,22 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
     # The edges: from the page's start to its last template line before its own text, and from the first template
     # line after its own text to the end (logos and spacer images there go with them).
     # Each edge reaches as far as the site's header or footer is built like one (see _built): recurring plain
-    # lines between it and the page's own text, in the box that holds that text, are the page's.
+    # lines between it and the page's own text are the page's.
+    own_boxes = {lines[i].box for i in own}
+    is_built = [_built(line, bp) or line.box not in own_boxes for line, bp in zip(lines, boilerplate, strict=True)]
+    framed = _framed_blocks(lines, is_built)
+    runs = _framed_runs(lines, is_built, template)
+    # a plain line in a run built like a footer goes with it when it is on half the site's pages (the site's
+    # name above its logo); a page's own credit or contact line before the footer stays
+    frame = [is_built[i] or (lines[i].key in template and (lines[i].block in framed or (
+        i in runs and lines[i].key in site_wide))) for i in range(len(lines))]
     head = range(lead[-1] + 1 if lead else 0)
-    built = [i for i in head if _built(lines[i], boilerplate[i], site_wide, lines[first].box if own else "")]
+    built = [i for i in head if frame[i]]
     edge = set(range(built[-1] + 1)) if built else set()
     foot = range(tail[0] if tail else len(lines), len(lines))
-    built = [i for i in foot if _built(lines[i], boilerplate[i], site_wide, lines[last].box if own else "")]
+    built = [i for i in foot if frame[i]]
     edge |= set(range(built[0], len(lines))) if built else set()
+    edge |= nav_rows(lines, hubs, first, last)
     if not own:
         edge = set(range(len(lines))) if template and any(line.key in template for line in lines) else set()
     block_keys: dict[int, list[str]] = {}  # per block, the keys of its lines with words
@@ -223,13 +312,11 @@ def _in_menu(lines: list[Line], i: int, template: Collection[str], block_keys: d
     return False
 
 
-def _built(line: Line, boilerplate: bool, site_wide: Collection[str], text_box: str) -> bool:
-    """A line that marks a site's header or footer: a link or an image (a menu, a logo, a button, a counter), a
-    copyright line, a line on at least half of the site's pages, or one outside the box that holds the page's
-    text next to it (a footer's own cell, a BBS's notice table). Recurring plain text in the box of the page's
-    text is its author's: a play's title and `登場人物` above its cast, `暗転` / `続く` after its last line, a
-    research project's references and contact at the end of each of its pages."""
-    return "](" in line.md or boilerplate or line.key in site_wide or line.box != text_box
+def _built(line: Line, boilerplate: bool) -> bool:
+    """A line that marks a site's header or footer: a link or an image (a menu, a logo, a button, a counter) or a
+    copyright line. (So does one in a box that holds no line of the page's own: a BBS's notice table.) Recurring
+    plain text is its author's unless its block is built of such lines."""
+    return "](" in line.md or boilerplate
 
 
 def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool], last: int) -> list[int]:
@@ -247,28 +334,37 @@ def _footer(lines: list[Line], template: Collection[str], boilerplate: list[bool
     return []
 
 
+def _own_text(line: Line, template: Collection[str]) -> bool:
+    """A line of the page's own text: words, not one of the site's template lines, not links only, no counter or
+    copyright line."""
+    return bool(line.key) and line.key not in template and not _all_link(line.md) \
+        and not is_boilerplate_line(line.text) and "](" not in line.md
+
+
 @dataclass
 class Chrome:
     """What of a page is chrome: per block, its chrome line numbers; and the page's size with and without it."""
 
     drop: dict[int, set[int]]
     visible: int  # characters of all visible lines
-    content: int  # characters of the lines that are not chrome
+    content: int  # characters of the lines that are not chrome, or are the page's own text (see find_chrome)
     template_lines: int  # lines of the site's template found on the page
     stamps: list[str] = field(default_factory=list)  # its own counter / copyright / "last updated" lines dropped
 
 
 def find_chrome(blocks: list[Block], template: Collection[str], anchors: Collection[str] = (),
-                site_wide: Collection[str] = ()) -> Chrome:
+                site_wide: Collection[str] = (), hubs: Collection[str] = (), inside: Collection[str] = ()) -> Chrome:
     """The chrome of a page split into blocks, given the site's template keys (`site_wide`: those on at least half
-    of the site's pages) and the page's anchor names."""
+    of the site's pages), the page's anchor names and its links to the site's main pages (`hubs`)."""
     lines = page_lines(blocks)
-    drop = chrome_lines(lines, template, anchors, site_wide)
+    drop = chrome_lines(lines, template, anchors, site_wide, hubs, inside)
     out: dict[int, set[int]] = {}
     for block, no in drop:
         out.setdefault(block, set()).add(no)
     visible = sum(len(line.text) for line in lines)
-    content = sum(len(line.text) for line in lines if (line.block, line.no) not in drop)
+    # What should be kept: the lines that are not chrome, and the page's own text lines even where a rule dropped
+    # them (a line of the page's own that no rule should eat), so that losing them shows in the quality report
+    content = sum(len(line.text) for line in lines if (line.block, line.no) not in drop or _own_text(line, template))
     stamps = [line.text for line in lines
               if (line.block, line.no) in drop and line.key not in template and is_boilerplate_line(line.text)]
     return Chrome(out, visible, content, sum(1 for line in lines if line.key and line.key in template), stamps)

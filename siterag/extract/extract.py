@@ -186,8 +186,9 @@ def extract_page(html: str, mode: str, client: LLMClient | None = None, base_url
     if not blocks:
         return Extraction("", title, "empty")
     anchors = {str(a) for a in root.xpath("//a/@name | //*/@id")}
+    hubs, inside = site_template.hub_links(template), site_template.inside_template(template)
     template, site_wide, site_known = site_template.split_template(template)
-    chrome_found = find_chrome(blocks, template, anchors, site_wide)
+    chrome_found = find_chrome(blocks, template, anchors, site_wide, hubs, inside)
     drop = chrome_found.drop
     own = {b.id for b in blocks if len(drop.get(b.id, ())) < len(b.lines)}
     result = Extraction("", title, mode, blocks=len(blocks), frames=frames, visible_chars=chrome_found.visible,
