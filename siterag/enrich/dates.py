@@ -21,7 +21,7 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import PurePosixPath
 
@@ -162,7 +162,7 @@ _DATE_RES = (  # each at the start of the (cleaned) line; named groups y, m, d, 
     ("monthday", re.compile(r"(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日")),
     ("monthday", re.compile(r"(?P<m>\d{1,2})\s*[./]\s*(?P<d>\d{1,2})(?=\s*\(\s*[" + _WEEKDAYS_JA + r"])")),
     ("monthday", re.compile(_EN_WEEKDAY + _MONTH_RE + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![\d:a-z])"
-                            r"(?!\s*,?\s*['’]\d)", re.IGNORECASE)),
+                            r"(?!\s*,?\s*['’]?\d)", re.IGNORECASE)),  # `July 4 1776`: a year out of range
 )
 # Day and month, then the year (two or four digits): `17/04/03`, `4.17.2003`, `17-04-2003`; one separator kind.
 _NUMERIC_RE = re.compile(r"(?P<a>\d{1,2})\s*(?P<sep>[./-])\s*(?P<b>\d{1,2})\s*(?P=sep)\s*(?P<y>(?:19|20)\d\d|\d\d)"
@@ -201,10 +201,17 @@ class DateLine:
     joined: bool = False  # the rest follows the date (or weekday) with no space: `7月31日に…`
     shape: str = ""  # the date's pattern of tokens, its year left out: `9.9` (2003.6.29, 6.29), `W9M`, `9月9日`
     earliest: int = MIN_YEAR  # the earliest year it may have (EARLIEST_YEAR: read loosely, see parse_date_line)
+    weekday: int | None = None  # the weekday written with it (0 Monday … 6 Sunday), if any
 
     @property
     def date(self) -> str | None:
         return _iso(self.year, self.month, self.day, self.earliest) if self.year is not None else None
+
+    @property
+    def verified(self) -> bool:
+        """A full date whose written weekday is its weekday: a real date line, not a number that looks like one."""
+        when = self.date
+        return when is not None and self.weekday == date.fromisoformat(when).weekday()
 
 
 _FULL_WIDTH_RE = re.compile(r"[\uff01-\uff5e\u3000]+")  # full-width ASCII and spaces (not ①②: NFKC makes them digits)
@@ -286,6 +293,20 @@ def _after_date(text: str, end: int) -> tuple[str, bool]:
     return rest.strip(), rest[:1].strip() != ""
 
 
+_EN_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_EN_WEEKDAY_FIND_RE = re.compile(r"(?<![A-Za-z])(" + _WD_NAME + r")(?![A-Za-z])", re.IGNORECASE)
+_JA_WEEKDAY_FIND_RE = re.compile(r"[(\[<【〈《]\s*([月火水木金土日])|([月火水木金土日])曜")
+
+
+def _written_weekday(head: str) -> int | None:
+    """The weekday a date's text names (`SATURDAY 3rd MARCH`, `2003.6.29(日)`, `[Sun]`), 0 Monday … 6 Sunday."""
+    found = _EN_WEEKDAY_FIND_RE.search(head)
+    if found:
+        return _EN_WEEKDAYS.index(found.group(1)[:3].lower())
+    found = _JA_WEEKDAY_FIND_RE.search(head)
+    return "月火水木金土日".index(found.group(1) or found.group(2)) if found else None
+
+
 def parse_date_line(line: str, order: str | None = None, loose: bool = False) -> DateLine | None:
     """The date a line starts with (full or month-day), with what follows it; None if it starts otherwise.
 
@@ -303,10 +324,20 @@ def parse_date_line(line: str, order: str | None = None, loose: bool = False) ->
     `loose` (for lines that recur in one shape on a page, see mark_entries) also reads what a lone line is too
     ambiguous for: years from EARLIEST_YEAR on (a transcribed diary of the 1930s), two-digit years (`03.6.29`,
     `29/6/03` in the page's order, else where a field above 12 settles it), `6/29` without a weekday.
+    `weekday`: the weekday written with the date (`verified`: it is the date's own).
     """
     if not _DIGIT_RE.search(line):  # every date has a (day) digit; most lines have none: skip them cheaply
         return None
     text = _clean(line)
+    found = _parse(text, order, loose)
+    if not found:
+        return None
+    head = text[:len(text) - len(found.rest)] if found.rest and text.endswith(found.rest) else text
+    return replace(found, weekday=_written_weekday(head))
+
+
+def _parse(text: str, order: str | None, loose: bool) -> DateLine | None:
+    """parse_date_line on cleaned text."""
     numbered = _NUMBERED_RE.match(text)
     if numbered:  # `第６回自然劇場 1998年1月31日(土) 久喜市昭和池`: a numbered event's name, then its full date
         text = text[numbered.end():]
@@ -425,6 +456,8 @@ def _scan(text: str, order: str | None, loose: bool, numbered: bool = False) -> 
                 continue
             month, day = _MONTHS[match.group("mon").lower().rstrip(".")], int(match.group("d"))
             span = match.span("y") if raw else None
+            if not raw and re.match(r"\s*,?\s*['’]?\d", text[match.end():]):
+                continue  # `July 4 1776`: a year out of range
         if numbered and year is None:
             continue
         if year is not None and not _iso(year, month, day, earliest):
@@ -650,15 +683,49 @@ def _candidate(lines: list[str], first: int, end: int, order: str | None = None,
 def recurring(lines: list[str], order: str | None = None, at: list[int] | None = None) -> set[int]:
     """Induction: the lines (numbers; of `at`, default all) that open with a date read loosely, followed by at
     most a short title (`titled`), whose date has a shape (`DateLine.shape`) that INDUCE_MIN or more of them
-    share. Whatever the format, a page's entry headings are written alike: `WEDNESDAY 31st JULY 1935` …
-    `TUESDAY 6th AUGUST`, `03.6.29(日)` …, `Dec 27 '03` …, while stray dates in the text vary."""
-    found: dict[int, str] = {}
+    share (on as many different days), or whose weekday is the date's own (`DateLine.verified`; then also the
+    other lines of its shape). Whatever the format, a page's entry headings are written alike: `WEDNESDAY 31st
+    JULY 1935` … `TUESDAY 6th AUGUST`, `03.6.29(日)` …, `Dec 27 '03` …, while stray dates in the text vary."""
+    found: dict[int, DateLine] = {}
     for n in range(len(lines)) if at is None else at:
         date_line = parse_date_line(lines[n], order, loose=True)
         if date_line and titled(date_line):
-            found[n] = date_line.shape
-    counts = Counter(found.values())
-    return {n for n, shape in found.items() if counts[shape] >= INDUCE_MIN}
+            found[n] = date_line
+    # distinct days per shape: a note repeated with one date (`7/18 追加` three times) is no diary
+    counts = Counter(shape for shape, _, _, _ in {(f.shape, f.year, f.month, f.day) for f in found.values()})
+    proven = {f.shape for f in found.values() if f.verified}  # a shape the page writes a real date in
+    return {n for n, f in found.items()
+            if counts[f.shape] >= INDUCE_MIN or f.verified or (f.shape in proven and counts[f.shape] >= 2)}
+
+
+def _sentence(text: str) -> bool:
+    """Whether text is (or holds) a sentence rather than a title: a Japanese stop, or an English one after 4+
+    words (`I got up at nine o'clock this morning.`); a title may end in ? or !."""
+    return "。" in text or (text.endswith(".") and len(text.split()) >= 4)
+
+
+def _run_on(found: DateLine) -> bool:
+    """Whether a heading's text runs on past its date into the entry (an unclosed `<h3>`): more than a title
+    follows the date, or a sentence."""
+    return bool(found.rest) and (not titled(found) or _sentence(found.rest))
+
+
+def _split_run_on(lines: list[str], order: str | None, shapes: set[str]) -> list[str]:
+    """Headings that run on past a date of one of `shapes` (the page's entry headings' shapes), split: the
+    heading keeps the date (and weekday), the rest becomes the entry's first paragraph."""
+    out: list[str] = []
+    in_fence = False
+    for line in lines:
+        if line.startswith(_FENCE):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING_RE.match(line)
+        found = parse_date_line(line, order, loose=True) if heading else None
+        at = line.rfind(found.rest) if found and found.shape in shapes and _run_on(found) else -1
+        if heading and at > len(heading.group(1)) + 1:
+            out += [line[:at].rstrip(), "", line[at:].strip(), ""]
+            continue
+        out.append(line)
+    return out
 
 
 def _heading_text(line: str) -> str:
@@ -728,25 +795,47 @@ def _see(context: YearContext, line: str, heading: bool, order: str | None = Non
             context.see_year(int(year.group(0)))
 
 
-# A line that opens like a date, whether or not the grammar reads it: digits, a separator, digits (`2003.6.29`,
-# `03/6/29`, `12月9日`, `H15.3.2`), a month or weekday name by a number (`JULY 31`, `31st JULY`, `Sun 3`).
-_DATE_LIKE_RE = re.compile(r"^(?:[A-Z]{1,2}|明治|大正|昭和|平成|令和)?['’]?\d{1,4}\s*(?:[./-]|年|月)\s*\d{1,2}(?!\d)|"
-                           r"^(?:" + _MONTH_ALT + r"|" + _WD_NAME + r")\.?,?\s+\d|^\d{1,2}(?:st|nd|rd|th)?\s+(?:"
+# A line that opens like a date, whether or not the grammar reads it: numbers with date separators
+# (`2003.6.29`, `03/6/29`, `12月9日`, `H15.3.2`; see _date_like), a month or weekday name by a number (`JULY 31`,
+# `31st JULY`, `Sun 3`).
+_NUM_LIKE_RE = re.compile(r"^(?:[A-Z]|明治|大正|昭和|平成|令和)?['’]?(\d{1,4})\s*([./-]|年)\s*(\d{1,2})(?!\d)"
+                          r"(?:\s*([./-]|月)\s*(\d{1,4})(?!\d))?(\s*(?:日|\(|\[|【))?")
+_NAME_LIKE_RE = re.compile(r"^(?:" + _MONTH_ALT + r"|" + _WD_NAME + r")\.?,?\s+\d|^\d{1,2}(?:st|nd|rd|th)?\s+(?:"
                            + _MONTH_ALT + r")(?![a-z])", re.IGNORECASE)
+DATE_LIKE_CHARS = 60  # a date-like line is short: a heading's length, not a log line's or a sentence's
+
+
+_OUTLINE_RE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}")  # `4.11.12.1`: a manual's section numbers
+
+
+def _date_like(text: str, outline: bool = False) -> bool:
+    """Whether cleaned text opens like a date: three numbers, one of 2+ digits, with a month (1..12) among them
+    and a day (`03.6.29`, not the section `1.2.1`); two before 日 or a bracket (`6.29(日)`, `12月9日`), or a
+    year and month (`2003年6月`); or a month or weekday name by a number. On an `outline` page (one with
+    section numbers of four levels) three numbers are a section's (`4.11.10 NetBSD notes`)."""
+    if _NAME_LIKE_RE.match(text):
+        return True
+    match = _NUM_LIKE_RE.match(text)
+    if not match:
+        return False
+    a, sep, b, _, c, after = match.groups()
+    if c is None:
+        return bool(after) or sep == "年"
+    fields = [int(a), int(b), int(c)]
+    return not (outline and sep == ".") and max(len(a), len(c)) >= 2 and any(1 <= f <= 12 for f in fields) \
+        and all(f >= 1 for f in fields)
 
 
 def diary_signs(markdown: str) -> tuple[int, int]:
-    """(entry headings, lines that open like a date): a page with many of the second and few of the first is a
-    diary whose entries were not found (its dates in a format the grammar does not read). Lines of lists, tables
-    and code are not counted (an update log, a table of dates); a heading or paragraph line is."""
-    like = 0
-    in_fence = False
-    for line in markdown.splitlines():
-        if line.startswith(_FENCE):
-            in_fence = not in_fence
-        if in_fence or not _DIGIT_RE.search(line) or not _plain_line(line):
-            continue
-        like += bool(_DATE_LIKE_RE.match(_clean(line)))
+    """(entry headings, short block-opening lines that open like a date): a page with many of the second and few
+    of the first is a diary whose entries were not found (its dates in a format the grammar does not read).
+    Lines of lists, tables and code are not counted (an update log, a table of dates), nor long ones (a log's,
+    a sentence)."""
+    lines = markdown.splitlines()
+    openers = [_clean(lines[first]) for first, _ in _paragraphs(lines) if not lines[first].startswith(_FENCE)
+               and _DIGIT_RE.search(lines[first]) and _plain_line(lines[first])]
+    outline = any(_OUTLINE_RE.match(text) for text in openers)
+    like = sum(len(text) <= DATE_LIKE_CHARS and _date_like(text, outline) for text in openers)
     return len(entry_dates(markdown)), like
 
 
@@ -837,6 +926,12 @@ def year_hint(path: str | None = None, title: str | None = None) -> int | None:
     return None
 
 
+def _full_date(line: str, order: str | None) -> str | None:
+    """The full date a line opens with, read loosely; None for a month-day or no date."""
+    found = parse_date_line(line, order, loose=True)
+    return found.date if found else None
+
+
 def entry_anchor(when: str | None, number: int, taken: set[str]) -> str:
     """A stable anchor for an entry heading: its date (`2003-06-29`; `2003-06-29-2` for the day's second entry),
     else `entry-N` (N: its number on the page). `taken` holds the page's anchors so far (updated)."""
@@ -849,25 +944,30 @@ def entry_anchor(when: str | None, number: int, taken: set[str]) -> str:
     return anchor
 
 
-POST_DAYS = 31  # a post's heading date within this many days of the date its file name gives
+POST_DAYS = 92  # a post's heading date within this many days of the date its file name gives
+POST_TITLE_CHARS = 100  # a post's title after its date: one line, no sentence
 
 
 def _post(lines: list[str], blocks: list[tuple[int, int]], order: str | None,
           name_date: str | None) -> list[tuple[int, int, str]]:
     """A one-entry page (a blog post): its first block (after page headings) opens with a full date and a title
-    (`2012-10-25 Windows8への切り替え準備`), and its file name gives a day within POST_DAYS of that date."""
+    line (`2012-10-25 Windows8への切り替え準備`), and its file name gives a day within POST_DAYS of that date."""
     if not name_date or len(name_date) != 10:
         return []
     for first, end in blocks:
         line = lines[first]
-        if _HEADING_RE.match(line) and not is_date_line(line, order):
+        heading = _HEADING_RE.match(line)
+        found = parse_date_line(line, order)
+        if heading and not found:
             continue  # the page's title
-        kind = _candidate(lines, first, end, order)
-        found = parse_date_line(line, order) if kind else None
-        if not (found and found.date and found.rest):
+        if line.startswith(_FENCE) or not (heading or _plain_line(line)) or not (found and found.date):
+            return []
+        rest = found.rest
+        if not rest or len(rest) > POST_TITLE_CHARS or "。" in rest.rstrip("。") or _sentence(rest.rstrip("。")) \
+                or (first + 1 < end and is_date_line(lines[first + 1], order)):
             return []
         gap = abs((date.fromisoformat(found.date) - date.fromisoformat(name_date)).days)
-        return [(first, end, kind)] if gap <= POST_DAYS else []
+        return [(first, end, "heading" if heading else "para")] if gap <= POST_DAYS else []
     return []
 
 
@@ -896,14 +996,24 @@ def mark_entries(markdown: str, name_date: str | None = None, path: str | None =
     `content_date` ('content'), else None.
     """
     lines = markdown.splitlines()
-    blocks = _paragraphs(lines)
     order = numeric_order(markdown)
-    openers = [first for first, _ in blocks if not lines[first].startswith(_FENCE)
-               and (_HEADING_RE.match(lines[first]) or _plain_line(lines[first]))]
-    induced = recurring(lines, order, openers)
+
+    def openers() -> list[int]:
+        return [first for first, _ in blocks if not lines[first].startswith(_FENCE)
+                and (_HEADING_RE.match(lines[first]) or _plain_line(lines[first]))]
+
+    blocks = _paragraphs(lines)
+    induced = recurring(lines, order, openers())
+    shapes = {f.shape for n in induced if (f := parse_date_line(lines[n], order, loose=True))}
+    split = _split_run_on(lines, order, shapes)
+    if split != lines:  # run-on headings split: the blocks again
+        lines, blocks = split, _paragraphs(split)
+        induced = recurring(lines, order, openers())
     found = [(first, end, kind) for first, end in blocks
              if (kind := _candidate(lines, first, end, order, first in induced))]
-    if len(found) < 2:
+    if len(found) == 1 and found[0][2] == "heading" and found[0][0] in induced:
+        pass  # one heading the page made, its date read with its own weekday: a diary page of one entry
+    elif len(found) < 2:
         found = _post(lines, blocks, order, name_date)
     if not found:
         return _without_entries(markdown, name_date)
@@ -937,7 +1047,7 @@ def mark_entries(markdown: str, name_date: str | None = None, path: str | None =
     taken = {m.group(1) for n in heading_lines if (m := ANCHOR_RE.search(out[n]))}
     entries = []
     for number, n in enumerate(heading_lines, 1):
-        when = dated.get(n)
+        when = dated.get(n) or _full_date(out[n], order)  # a post's heading with a long title: its own date
         if not ANCHOR_RE.search(out[n]):
             out[n] = out[n].rstrip() + " {#" + entry_anchor(when, number, taken) + "}"
         entries.append(Entry(n, ANCHOR_RE.sub("", _HEADING_RE.match(out[n]).group(2)), when))

@@ -675,3 +675,40 @@ def test_a_page_of_unread_date_lines_is_a_line_in_the_quality_report():
     assert "few_entries" not in check_page("d.md", mark_entries(OLD_DIARY * 3).markdown, {}).problems
     changelog = "# Changes\n\n" + "".join(f"- 2003.6.{d} fixed\n" for d in range(1, 20))  # a list: not counted
     assert "few_entries" not in check_page("c.md", changelog, {}).problems
+
+
+def test_a_blog_post_named_by_its_day_is_one_entry():
+    """A permalink page (`blog/2009-03-14/post.html`) whose text opens with a date near that day and a title."""
+    post = "Mar 15, 2009 — Fixing the old bike's brakes at last, with new pads and cables\n\nThe pads came today.\n"
+    found = mark_entries(post, "2009-03-14")
+    assert [(e.heading, e.date) for e in found.entries] == [
+        ("Mar 15, 2009 — Fixing the old bike's brakes at last, with new pads and cables", "2009-03-15")]
+    assert found.markdown.startswith("## Mar 15, 2009 — Fixing the old bike's brakes at last, with new pads and "
+                                     "cables {#2009-03-15}\n\nThe pads came today.")
+    assert mark_entries(post, "2009-03").entries == []  # a month in the name: no post
+    assert mark_entries(post, "2011-03-14").entries == []  # a day far from the text's date: not its heading
+    assert mark_entries("Mar 15, 2009\n\nThe pads came today.\n", "2009-03-14").entries == []  # no title
+
+
+def test_headings_that_run_on_into_the_entry_are_split_at_the_date():
+    """An unclosed `<h3>` runs on into the entry's text: the heading keeps the date, the text is a paragraph."""
+    body = ("### TUESDAY 5th MARCH 1963\n\nSnow.\n\n### WEDNESDAY 6th MARCH I went to the bank this morning and "
+            "then on to the library, where I read the papers.\n\nMore text.\n\n### THURSDAY 7th MARCH\n\nRain.\n")
+    found = mark_entries(body)
+    assert [(e.heading, e.date) for e in found.entries] == [
+        ("TUESDAY 5th MARCH 1963", "1963-03-05"), ("WEDNESDAY 6th MARCH", "1963-03-06"),
+        ("THURSDAY 7th MARCH", "1963-03-07")]
+    assert "### WEDNESDAY 6th MARCH {#1963-03-06}\n\nI went to the bank this morning and then on" in found.markdown
+
+
+def test_a_lone_old_date_heading_with_its_own_weekday_is_an_entry():
+    """A date heading the page made, whose weekday is the date's own (1963-03-05 was a Tuesday), is a real entry
+    even alone and before MIN_YEAR; with a wrong weekday it is not."""
+    found = mark_entries("# 1963\n\n### TUESDAY 5th MARCH 1963\n\n## A topic\n\nSnow.\n")
+    assert [(e.heading, e.date) for e in found.entries] == [("TUESDAY 5th MARCH 1963", "1963-03-05")]
+    assert mark_entries("# 1963\n\n### FRIDAY 5th MARCH 1963\n\nSnow.\n").entries == []
+    # the chunk under the entry's topic title (a heading above the entry's level) is the entry's
+    from siterag.index.chunking import chunk_markdown
+
+    [chunk] = chunk_markdown(found.markdown, doc_date=found.date)
+    assert (chunk.heading, chunk.date, chunk.anchor) == ("1963 > A topic", "1963-03-05", "1963-03-05")
