@@ -12,6 +12,7 @@ instead (measured worse: benchmarks/retrieval.py). `mode="vector"` / `"fts"` use
 from __future__ import annotations
 
 import calendar
+import datetime
 import importlib.util
 import re
 import sys
@@ -21,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from siterag.enrich.dates import ANCHOR_RE
+from siterag.enrich.dates import ANCHOR_RE, EARLIEST_YEAR, narrow, parse_date_line
 from siterag.index.chunking import markdown_lines
 from siterag.index.store import IndexStore
 
@@ -194,6 +195,61 @@ def build_filter(site: str | None = None, tags: tuple[str, ...] = (), category: 
     return " AND ".join(parts) or None
 
 
+# ---- dates named in the query ----------------------------------------------------------------------------
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_YEAR = r"(?P<y>(?:19|20)\d\d)"
+_PARTIAL_DATE_RES = (  # a year and month, or a year alone (full dates: parse_date_line)
+    re.compile(_YEAR + r"\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d)"),
+    re.compile(r"(?<![\d./-])" + _YEAR + r"\s*[-/.]\s*(?P<m>\d{1,2})(?![\d./-])"),
+    re.compile(r"(?<![a-z])(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?:of\s+)?"
+               + _YEAR + r"(?!\d)", re.IGNORECASE),
+    re.compile(r"(?P<era>平成|令和)\s*(?P<e>\d{1,2}|元)\s*年(?:\s*(?P<m>\d{1,2})\s*月(?!\s*\d))?"),
+    re.compile(r"(?<![\d./-])" + _YEAR + r"(?![\d./-])"),
+)
+_ERA_START = {"平成": 1988, "令和": 2018}
+_DATE_START_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]|平成|令和")
+
+
+def query_dates(query: str) -> list[tuple[str, str]]:
+    """The days, months and years `query` names, as (first day, last day) spans, most specific only: in
+    "2003年6月29日の日記" the day, not its year as well. Full dates are read by the diary grammar
+    (siterag.enrich.dates.parse_date_line: `2003.6.29`, `2003年6月29日`, `June 29, 2003`, `平成15年6月29日`, …);
+    months and years by `2003年6月`, `2003-06`, `June 2003`, `平成15年`, a lone `2003`. Years from EARLIEST_YEAR
+    (a transcribed diary of the 1930s) to this year, written with four digits or an era."""
+    text = narrow(query)
+    spans: set[tuple[str, str]] = set()
+    for start in _DATE_START_RE.finditer(text):
+        found = parse_date_line(text[start.start():], loose=True)
+        if found and found.kind == "full" and found.date and (str(found.year) in text or "平成" in text
+                                                               or "令和" in text):
+            spans.add((found.date, found.date))
+    for pattern in _PARTIAL_DATE_RES:
+        for match in pattern.finditer(text):
+            g = match.groupdict()
+            year = _ERA_START[g["era"]] + (1 if g["e"] == "元" else int(g["e"])) if g.get("era") else int(g["y"])
+            month = _MONTH_NAMES.index(g["mon"][:3].lower()) + 1 if g.get("mon") else int(g.get("m") or 0)
+            value = f"{year:04d}" + (f"-{month:02d}" if month else "")
+            try:
+                if EARLIEST_YEAR <= year <= datetime.date.today().year:
+                    spans.add(date_bounds(value))
+            except ValueError:
+                continue
+    return sorted(s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans))
+
+
+def dated_within(date: str, spans: list[tuple[str, str]]) -> bool:
+    """Whether a row's date ('YYYY', 'YYYY-MM' or 'YYYY-MM-DD'; '' = undated) lies in one of the spans (a month
+    or year row: overlaps one)."""
+    if not date or not spans:
+        return False
+    try:
+        first, last = date_bounds(date[:10])
+    except ValueError:
+        return False
+    return any(first <= hi and lo <= last for lo, hi in spans)
+
+
 NOTHING_TO_SEARCH = "nothing to search for: the query has no words (only spaces or punctuation)"
 
 
@@ -299,6 +355,9 @@ def is_nav_line(line: str) -> bool:
     return bool(links) and link_chars >= 0.6 * len(stripped) and len(stripped) < 120 and len(links) >= 2
 
 
+_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+
+
 def make_snippet(text: str, query: str, width: int = 160) -> str:
     """A window of the passage (body, not menus) around its densest match of the query terms, terms marked."""
     body = text.split("\n", 1)[1] if "\n" in text else text  # the first line is "title > heading"
@@ -306,8 +365,11 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
     kept = [ln for ln in raw_lines if not is_nav_line(ln)] or raw_lines
     lines = [" ".join(markdown_lines(ln)) for ln in kept]
     lines = [ln for ln in lines if ln]
-    if not lines:
-        return ""
+    if not lines:  # a passage of images only (a photo page): say so, with their captions
+        alts = [a.strip() for a in _IMAGE_RE.findall(body) if a.strip()]
+        count = len(_IMAGE_RE.findall(body))
+        return f"[{count} image{'s' if count != 1 else ''}{': ' + ', '.join(alts[:5]) if alts else ''}]" \
+            if count else ""
     flat = " ".join(lines)
     terms = query_terms(query, flat)
     pattern = _term_re(terms)
@@ -329,6 +391,8 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
 ALPHA = 0.5  # hybrid: weight of the cosine similarity; 1 - ALPHA is the weight of BM25 / the best BM25
 DOC_WEIGHT = 0.3  # a document's score = its best passage's + DOC_WEIGHT x its title + summary level's
 DEPTH = 100  # candidates asked of each search (vector and full text, at both levels)
+DATE_WEIGHT = 0.1  # added to the score of a candidate dated within a date, month or year the query names
+DATED_DEPTH = 20  # candidates asked of each search among the rows dated then (query_dates)
 FUSIONS = ("score", "rrf")
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="siterag-search")
 
@@ -418,26 +482,35 @@ class Searcher:
         return found
 
     def candidates(self, query: str, where: str | None = None, depth: int = DEPTH, mode: str = "hybrid",
-                   vector: np.ndarray | None = None) -> dict[str, Candidates]:
-        """Both levels' candidates ("chunk", "doc") for a mode: vector, full text, or both (hybrid).
+                   vector: np.ndarray | None = None,
+                   dates: list[tuple[str, str]] | tuple = ()) -> dict[str, Candidates]:
+        """Both levels' candidates ("chunk", "doc") for a mode: vector, full text, or both (hybrid); with `dates`
+        (query_dates spans) also the best DATED_DEPTH of the rows dated then, which a date in the question
+        prefers (fuse) but the plain searches may not reach.
 
-        The (up to) four LanceDB searches run at once, on a small thread pool."""
+        The (up to) four LanceDB searches per pass run at once, on a small thread pool."""
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: use one of {', '.join(MODES)}")
         if mode != "fts" and vector is None:
             vector = self.embed(query)
-        out = {}
+        passes = [(where, depth)]
+        if dates:
+            passes.append((" AND ".join(f"({w})" for w in (where, date_filter(dates)) if w), DATED_DEPTH))
         futures = {}
-        for level, table, columns in (("chunk", self.chunks, _CHUNK_COLUMNS), ("doc", self.docs, _COLUMNS)):
-            if mode != "fts":
-                futures[level, "vec"] = _POOL.submit(self._vector_rows, table, columns, vector, where, depth)
-            if mode != "vector":
-                futures[level, "fts"] = _POOL.submit(self._fts_rows, table, columns, query, where, depth,
-                                                     mode == "hybrid")
-        for level in ("chunk", "doc"):
-            by_vector = futures[level, "vec"].result() if (level, "vec") in futures else None
-            by_text = futures[level, "fts"].result() if (level, "fts") in futures else None
-            out[level] = self._assemble(by_vector, by_text, vector)
+        for n, (clause, size) in enumerate(passes):
+            for level, table, columns in (("chunk", self.chunks, _CHUNK_COLUMNS), ("doc", self.docs, _COLUMNS)):
+                if mode != "fts":
+                    futures[n, level, "vec"] = _POOL.submit(self._vector_rows, table, columns, vector, clause, size)
+                if mode != "vector":
+                    futures[n, level, "fts"] = _POOL.submit(self._fts_rows, table, columns, query, clause, size,
+                                                            mode == "hybrid")
+        out: dict[str, Candidates] = {}
+        for n in range(len(passes)):
+            for level in ("chunk", "doc"):
+                by_vector = futures[n, level, "vec"].result() if (n, level, "vec") in futures else None
+                by_text = futures[n, level, "fts"].result() if (n, level, "fts") in futures else None
+                found = self._assemble(by_vector, by_text, vector)
+                out[level] = merge_candidates(out[level], found) if level in out else found
         return out
 
     def best_chunk(self, doc_id: str, query: str) -> dict | None:
@@ -451,10 +524,26 @@ class Searcher:
     def search(self, query: str, *, site: str | None = None, tags: tuple[str, ...] = (),
                category: str | None = None, since: str | None = None, until: str | None = None, k: int = 10,
                mode: str = "hybrid", group: bool = True, fusion: str = "score", depth: int = DEPTH) -> list[Hit]:
-        """Top-k documents (or passages when group=False) for `query`."""
+        """Top-k documents (or passages when group=False) for `query`; a date, month or year the query names
+        (query_dates) is preferred, not required (DATE_WEIGHT)."""
         where = build_filter(site, tags, category, since, until)
-        found = self.candidates(query, where, max(depth, k * 3), mode)
-        return fuse(found, query, k, group, mode=mode, fusion=fusion, searcher=self)
+        dates = query_dates(query)
+        found = self.candidates(query, where, max(depth, k * 3), mode, dates=dates)
+        return fuse(found, query, k, group, mode=mode, fusion=fusion, searcher=self, dates=dates)
+
+
+def date_filter(dates: list[tuple[str, str]]) -> str:
+    """A LanceDB filter of the rows dated within one of the spans (a day-dated row: within; 'YYYY-MM' or 'YYYY'
+    rows sort before their first day and are left out: they get the preference only as candidates)."""
+    return " OR ".join(f"(date >= '{lo}' AND date <= '{hi}')" for lo, hi in dates)
+
+
+def merge_candidates(a: Candidates, b: Candidates) -> Candidates:
+    """Candidates of two passes of one level: rows and scores of both (a's where both have one); ranks appended."""
+    ranked = set(a.vec_rank), set(a.fts_rank)
+    return Candidates({**b.rows, **a.rows}, {**b.cos, **a.cos}, {**b.bm25, **a.bm25},
+                      a.vec_rank + [key for key in b.vec_rank if key not in ranked[0]],
+                      a.fts_rank + [key for key in b.fts_rank if key not in ranked[1]])
 
 
 def _level_scores(c: Candidates, alpha: float, fusion: str, weights: tuple[float, float]) -> dict[str, float]:
@@ -469,23 +558,35 @@ def _level_scores(c: Candidates, alpha: float, fusion: str, weights: tuple[float
     return {key: alpha * c.cos.get(key, 0.0) + (1 - alpha) * c.bm25.get(key, 0.0) / best for key in c.rows}
 
 
+def _prefer_dated(scores: dict[str, float], c: Candidates, dates: list[tuple[str, str]] | tuple,
+                  bonus: float) -> dict[str, float]:
+    """`scores` with `bonus` added to each candidate dated within one of `dates`."""
+    if not dates or not bonus:
+        return scores
+    return {key: v + (bonus if dated_within(c.rows[key].get("date") or "", dates) else 0.0)
+            for key, v in scores.items()}
+
+
 def fuse(found: dict[str, Candidates], query: str, k: int, group: bool = True, *, mode: str = "hybrid",
          alpha: float = ALPHA, doc_weight: float = DOC_WEIGHT, fusion: str = "score",
-         searcher: Searcher | None = None) -> list[Hit]:
+         searcher: Searcher | None = None, dates: list[tuple[str, str]] | tuple = (),
+         date_weight: float = DATE_WEIGHT) -> list[Hit]:
     """The top-k documents (group) or passages of both levels' candidates.
 
     score fusion: a passage scores alpha x cosine + (1 - alpha) x BM25/best BM25 (alpha is 1 in vector mode,
     0 in full-text mode); a document scores its best passage's score + doc_weight x the same at document level
     (title + summary), a passage (group=False) its own + doc_weight x its document's. rrf: the same with
-    reciprocal ranks (1 / (RRF_K + rank)) of the vector and full-text lists instead of scores.
+    reciprocal ranks (1 / (RRF_K + rank)) of the vector and full-text lists instead of scores. A passage or
+    document dated within one of `dates` (the query's, query_dates) gains date_weight (rrf: date_weight / RRF_K).
     """
     if fusion not in FUSIONS:
         raise ValueError(f"fusion {fusion!r}: use one of {', '.join(FUSIONS)}")
     alpha = {"vector": 1.0, "fts": 0.0}.get(mode, alpha)
     weights = (1.0 if mode != "fts" else 0.0, 1.0 if mode != "vector" else 0.0)
     chunks, docs = found["chunk"], found["doc"]
-    chunk_score = _level_scores(chunks, alpha, fusion, weights)
-    doc_level = _level_scores(docs, alpha, fusion, weights)
+    bonus = date_weight / RRF_K if fusion == "rrf" else date_weight
+    chunk_score = _prefer_dated(_level_scores(chunks, alpha, fusion, weights), chunks, dates, bonus)
+    doc_level = _prefer_dated(_level_scores(docs, alpha, fusion, weights), docs, dates, bonus)
     doc_of = {key: row["doc_id"] for key, row in chunks.rows.items()}
     if not group:
         scored = {key: v + doc_weight * doc_level.get(doc_of[key], 0.0) for key, v in chunk_score.items()}
