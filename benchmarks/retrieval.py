@@ -15,7 +15,22 @@ and query latency at the corpus size and at 100k chunks.
    "negative" questions (no answer in the archive) only calibrate `ask`'s retrieval gate.
 4. Latency: hybrid search (query embedding included) per question, median and p95, on the real index and on
    a synthetic one of --rows chunks (copies of the real chunks, vectors jittered) in <bench>/synthetic-<rows>/,
-   with flat vector search and then with the IVF_HNSW_SQ index that sync_site builds past 30k chunks.
+   with flat vector search and then with the IVF_HNSW_SQ index that sync_site builds past 30k chunks (its
+   candidates re-scored exactly, refine, and without).
+5. Growth (--growth): the same questions over an index of their sites only, then over every shared site (the
+   others are distractors), by flat search, through the ANN index with refine (the search's default) and
+   without it (what search did before); recall@5 and MRR with bootstrap noise (sd over resampled questions)
+   and the paired 95% interval of each row's difference to the first. The corpus of every shared site is built
+   once into --growth-dir (`siterag run`, which indexes it); the ANN index is added to that index when it has
+   --ann-min-rows chunks (default the search's threshold; lower it when the shared sites do not reach it).
+
+    .venv/bin/python benchmarks/retrieval.py --growth --ann-min-rows 20000
+6. Dates (--dates): benchmarks/date_questions.jsonl, questions that name the day (month, year) of a diary entry,
+   over the --growth-dir index of every shared site, each answered by one entry (`site/path#anchor`): the rank of
+   the first passage of that entry (group=False) and of its page (grouped), with the query's dates preferred
+   (query_dates, date_weight 0.05 / 0.1 / 0.2) and without (0, no dated candidates).
+
+    .venv/bin/python benchmarks/retrieval.py --dates
 """
 
 from __future__ import annotations
@@ -36,23 +51,28 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import siterag.index.index as index_module  # noqa: E402
+from siterag.index.embed_cache import cached_embedder  # noqa: E402
 from siterag.index.embedding import get_embedder  # noqa: E402
 from siterag.index.index import (  # noqa: E402
     CHUNKS,
     DOCS,
+    VECTOR_INDEX_MIN_ROWS,
     IndexSettings,
     build_fts,
     connect,
     ensure_vector_index,
+    has_vector_index,
     sync_site,
 )
 from siterag.layout import SiteLayout  # noqa: E402
 from siterag.pipeline import indexed_docs  # noqa: E402
-from siterag.search.search_api import Searcher, fuse  # noqa: E402
+from siterag.search.search_api import DEPTH, Searcher, fuse, query_dates  # noqa: E402
 
 SITES = ("fontforge-ja", "crest-digitalcity", "gyrobot")
 SHARED = Path(os.environ.get("SITERAG_SHARED", ROOT.parent / "shared")) / "sites"
 QUESTIONS = ROOT / "benchmarks" / "questions.jsonl"
+DATE_QUESTIONS = ROOT / "benchmarks" / "date_questions.jsonl"
 
 
 def build_corpus(bench: Path, rebuild: bool) -> Path:
@@ -132,7 +152,7 @@ def evaluate(searcher: Searcher, questions: list[dict], runs: dict[str, dict]) -
     cache: dict[tuple, dict] = {}
     results: dict[str, dict] = {}
     for name, run in runs.items():
-        found, rr, by_lang, misses = 0, 0.0, {}, []
+        found, rr, by_lang, misses, ranks = 0, 0.0, {}, [], []
         mode, depth = run.get("mode", "hybrid"), run.get("depth", 100)
         for q in answerable:
             if run.get("lancedb_hybrid"):
@@ -146,6 +166,7 @@ def evaluate(searcher: Searcher, questions: list[dict], runs: dict[str, dict]) -
                 hits = fuse(cache[key], q["q"], 10 if group else 30, group, mode=mode, searcher=searcher, **options)
                 refs = [h.ref for h in hits]
             rank = first_rank(refs, set(q["relevant"]))
+            ranks.append(rank)
             ok = rank is not None and rank <= 5
             found += ok
             rr += 1.0 / rank if rank and rank <= 10 else 0.0
@@ -155,7 +176,7 @@ def evaluate(searcher: Searcher, questions: list[dict], runs: dict[str, dict]) -
             if not ok:
                 misses.append(f"{q['id']}({rank or '-'})")
         n = len(answerable)
-        results[name] = {"recall5": found / n, "mrr": rr / n, "n": n, "misses": misses,
+        results[name] = {"recall5": found / n, "mrr": rr / n, "n": n, "misses": misses, "ranks": ranks,
                          "lang": {k: v[0] / v[1] for k, v in by_lang.items()}}
     return results
 
@@ -238,6 +259,160 @@ def synthetic(bench: Path, source: Path, rows: int) -> Path:
     return out
 
 
+# ---- growth: the same questions as the index grows --------------------------------------------------------
+
+GROWTH_RUNS = {"hybrid": {"mode": "hybrid"}, "vector": {"mode": "vector"}}
+
+
+def shared_sites() -> list[str]:
+    """Every shared site (a folder of ../shared/sites)."""
+    return sorted(d.name for d in SHARED.iterdir() if d.is_dir())
+
+
+def question_scores(ranks: list[int | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Per question: found in the first 5 (0/1), reciprocal rank within the first 10."""
+    hit5 = np.array([1.0 if r is not None and r <= 5 else 0.0 for r in ranks])
+    rr = np.array([1.0 / r if r is not None and r <= 10 else 0.0 for r in ranks])
+    return hit5, rr
+
+
+def bootstrap(values: np.ndarray, base: np.ndarray | None = None, n: int = 2000,
+              seed: int = 0) -> tuple[float, tuple[float, float] | None]:
+    """Questions resampled with replacement `n` times: the sd of the mean of `values`, and (given `base`, the
+    same questions' values in another setting) the 95% interval of the mean paired difference values - base."""
+    picks = np.random.default_rng(seed).integers(0, len(values), size=(n, len(values)))
+    sd = float(values[picks].mean(axis=1).std())
+    if base is None:
+        return sd, None
+    diff = (values - base)[picks].mean(axis=1)
+    return sd, (float(np.percentile(diff, 2.5)), float(np.percentile(diff, 97.5)))
+
+
+def growth_data(growth_dir: Path, sites: list[str]) -> Path:
+    """<growth_dir>/data: every shared site archived and indexed by `siterag run` (once)."""
+    data = growth_dir / "data"
+    if (data / "lancedb").is_dir() and all((data / "corpus" / s).is_dir() for s in sites):
+        return data
+    archive_shared_sites(growth_dir / "shared-sites.toml", data, sites)
+    return data
+
+
+def own_index(growth_dir: Path, data: Path) -> Path:
+    """<growth_dir>/own/: a data dir whose index holds only the questions' sites (vectors from data's cache)."""
+    out = growth_dir / "own"
+    if (out / "done").exists():
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    embedder = cached_embedder(get_embedder("use-multilingual-v3"), data)
+    for site in SITES:
+        sync_site(out / "lancedb", site, indexed_docs(SiteLayout(data, site), site), embedder)
+    (out / "done").write_text("", encoding="utf-8")
+    return out
+
+
+def with_ann_index(data: Path, min_rows: int) -> bool:
+    """Give data's chunks table its ANN index when it has `min_rows` chunks; whether it has one."""
+    chunks = connect(data / "lancedb").open_table(CHUNKS)
+    if not has_vector_index(chunks) and chunks.count_rows() >= min_rows:
+        t0 = time.monotonic()
+        ensure_vector_index(chunks, min_rows=min_rows)
+        print(f"(IVF_HNSW_SQ index built over {chunks.count_rows()} chunks in {time.monotonic() - t0:.0f} s)")
+    return has_vector_index(chunks)
+
+
+def vector_latency(searcher: Searcher, questions: list[dict], repeat: int = 3) -> tuple[float, float]:
+    """Milliseconds (median, p95) of the chunk table's vector query alone (DEPTH rows), `repeat` runs a question."""
+    vectors = [searcher.embed(q["q"]) for q in questions]
+    times = []
+    for _ in range(repeat):
+        for vector in vectors:
+            t0 = time.perf_counter()
+            searcher._vector_rows(searcher.chunks, ["id"], vector, None, DEPTH)
+            times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times), float(np.percentile(times, 95))
+
+
+def measure_growth(growth_dir: Path, questions: list[dict], ann_min_rows: int, boot: int) -> None:
+    """The growth table (module docstring, 5.) and the latency of each setting."""
+    sites = shared_sites()
+    data = growth_data(growth_dir, sites)
+    own = own_index(growth_dir, data)
+    ann = with_ann_index(data, ann_min_rows)
+    settings = [("own sites only", Searcher(own, exact=True), None),
+                ("all shared sites, flat", Searcher(data, exact=True), None)]
+    if ann:
+        settings += [("all shared sites, IVF_HNSW_SQ + refine", Searcher(data), None),
+                     ("all shared sites, IVF_HNSW_SQ, no refine (before)", Searcher(data), 0)]
+    answerable = [q for q in questions if q["relevant"]]
+    print(f"\n{len(answerable)} questions over {', '.join(SITES)}; distractors: "
+          f"{', '.join(s for s in sites if s not in SITES)}; bootstrap {boot} resamples of the questions")
+    print("\n| index | chunks | mode | recall@5 ± sd | Δ recall@5 [95% CI] | MRR ± sd | Δ MRR [95% CI] | "
+          "hybrid search ms p50 / p95 (w/o embedding) | chunk vector query ms p50 / p95 |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+    base: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for label, searcher, refine in settings:
+        saved = index_module.REFINE_FACTOR
+        if refine is not None:
+            index_module.REFINE_FACTOR = refine
+        try:
+            results = evaluate(searcher, questions, GROWTH_RUNS)
+            lat = latency(searcher, answerable)
+            vec = vector_latency(searcher, answerable)
+        finally:
+            index_module.REFINE_FACTOR = saved
+        for mode, r in results.items():
+            hit5, rr = question_scores(r["ranks"])
+            ref = base.setdefault(mode, (hit5, rr))
+            first = ref[0] is hit5
+            sd5, ci5 = bootstrap(hit5, None if first else ref[0], boot)
+            sdr, cir = bootstrap(rr, None if first else ref[1], boot)
+            delta5 = "—" if ci5 is None else f"{hit5.mean() - ref[0].mean():+.3f} [{ci5[0]:+.3f}, {ci5[1]:+.3f}]"
+            deltar = "—" if cir is None else f"{rr.mean() - ref[1].mean():+.3f} [{cir[0]:+.3f}, {cir[1]:+.3f}]"
+            timing = f"{lat['db_median']:.0f} / {lat['db_p95']:.0f} | {vec[0]:.1f} / {vec[1]:.1f}" \
+                if mode == "hybrid" else " | "
+            print(f"| {label} | {searcher.chunks.count_rows()} | {mode} | {hit5.mean():.3f} ± {sd5:.3f} | {delta5} | "
+                  f"{rr.mean():.3f} ± {sdr:.3f} | {deltar} | {timing} |", flush=True)
+
+
+def date_ranks(searcher: Searcher, questions: list[dict], weight: float) -> tuple[list, list]:
+    """Per question: rank of the answering entry's first passage (group=False; `site/path#anchor`) and of its
+    page (grouped), with the query's dates preferred by `weight` (0: not at all, no dated candidates)."""
+    entry, page = [], []
+    for q in questions:
+        vector = searcher.embed(q["q"])
+        dates = query_dates(q["q"]) if weight else []
+        found = searcher.candidates(q["q"], None, DEPTH, "hybrid", vector, dates=dates)
+        passages = fuse(found, q["q"], 30, False, searcher=searcher, dates=dates, date_weight=weight)
+        pages = fuse(found, q["q"], 10, True, searcher=searcher, dates=dates, date_weight=weight)
+        entry.append(first_rank([f"{h.ref}#{h.anchor}" for h in passages], set(q["relevant"])))
+        page.append(first_rank([h.ref for h in pages], {r.split("#")[0] for r in q["relevant"]}))
+    return entry, page
+
+
+def measure_dates(growth_dir: Path, questions: list[dict], boot: int) -> None:
+    """The date-question table (module docstring, 6.)."""
+    data = growth_data(growth_dir, shared_sites())
+    searcher = Searcher(data)
+    print(f"\n{len(questions)} questions naming a date ({sum(q['lang'] == 'ja' for q in questions)} Japanese) over "
+          f"{searcher.chunks.count_rows()} chunks of every shared site; hybrid; bootstrap {boot} resamples")
+    print("\n| date preference | entry recall@5 ± sd | entry MRR ± sd | Δ entry MRR [95% CI] | page recall@5 | "
+          "page MRR | misses (entry rank) |\n|---|---|---|---|---|---|---|")
+    base = None
+    for weight in (0.0, 0.05, 0.1, 0.2):
+        entry, page = date_ranks(searcher, questions, weight)
+        hit5, rr = question_scores(entry)
+        phit5, prr = question_scores(page)
+        base = rr if base is None else base
+        sd5, _ = bootstrap(hit5, None, boot)
+        sdr, ci = bootstrap(rr, None if weight == 0 else base, boot)
+        delta = "—" if ci is None else f"{rr.mean() - base.mean():+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+        misses = " ".join(f"{q['id']}({r or '-'})" for q, r in zip(questions, entry, strict=True) if not r or r > 5)
+        label = "none (before)" if weight == 0 else f"date_weight {weight}"
+        print(f"| {label} | {hit5.mean():.3f} ± {sd5:.3f} | {rr.mean():.3f} ± {sdr:.3f} | {delta} | "
+              f"{phit5.mean():.3f} | {prr.mean():.3f} | {misses} |", flush=True)
+
+
 def calibration(searcher: Searcher, questions: list[dict]) -> None:
     """Best passage similarity / BM25 for answerable vs. negative questions (for ask's retrieval gate)."""
     rows = {"answerable": [], "negative": []}
@@ -278,9 +453,22 @@ def main() -> None:
     p.add_argument("--variants", action="store_true", help="also measure ablations")
     p.add_argument("--rows", type=int, default=100_000, help="chunks in the synthetic latency index (0: skip)")
     p.add_argument("--no-calibration", action="store_true")
+    p.add_argument("--growth", action="store_true", help="only the growth table (own sites vs every shared site)")
+    p.add_argument("--growth-dir", type=Path, default=Path(tempfile.gettempdir()) / "siterag-bench" / "growth")
+    p.add_argument("--ann-min-rows", type=int, default=VECTOR_INDEX_MIN_ROWS,
+                   help="growth: give the all-sites index its ANN index from this many chunks")
+    p.add_argument("--boot", type=int, default=2000, help="bootstrap resamples")
+    p.add_argument("--dates", action="store_true", help="only the date-question table (over --growth-dir)")
     args = p.parse_args()
     if not SHARED.is_dir():
         sys.exit(f"needs the shared sites in {SHARED} (or SITERAG_SHARED)")
+    if args.dates:
+        measure_dates(args.growth_dir, load_questions(DATE_QUESTIONS), args.boot)
+    if args.growth:
+        measure_growth(args.growth_dir, load_questions(args.questions), args.ann_min_rows, args.boot)
+    if args.growth or args.dates:
+        print(f"\n(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        return
 
     settings = IndexSettings(max_tokens=args.max_tokens, overlap_tokens=args.overlap, lead_tokens=args.lead,
                              stem=not args.no_stem, embed_plain=not args.markdown_vectors)
@@ -316,9 +504,15 @@ def main() -> None:
         t0 = time.monotonic()
         if ensure_vector_index(chunks, min_rows=0) == "created":
             print(f"(vector index built in {time.monotonic() - t0:.0f} s)")
-        for label in ("synthetic, flat vector search", "synthetic, IVF_HNSW_SQ vector index"):
+        for label, refine in (("synthetic, flat vector search", None),
+                              ("synthetic, IVF_HNSW_SQ vector index + refine", index_module.REFINE_FACTOR),
+                              ("synthetic, IVF_HNSW_SQ vector index, no refine", 0)):
             big = Searcher(big_dir, exact="flat" in label)
-            lat = latency(big, answerable)
+            saved, index_module.REFINE_FACTOR = index_module.REFINE_FACTOR, refine or 0
+            try:
+                lat = latency(big, answerable)
+            finally:
+                index_module.REFINE_FACTOR = saved
             print(f"| {label} | {big.chunks.count_rows()} | {lat['median']:.1f} | {lat['p95']:.1f} | "
                   f"{lat['db_median']:.1f} | {lat['db_p95']:.1f} |", flush=True)
     print(f"\n(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
