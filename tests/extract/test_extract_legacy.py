@@ -66,7 +66,8 @@ def test_legacy_pages_extract_close_to_the_gold_text(shared_sites, score, row):
     result = extract_page(html, "heuristic", template=template)
     truth = (GOLD / f"{row['id']}.txt").read_text(encoding="utf-8")
     page_f1, precision, recall = f1(score, truth, result.markdown)
-    floor = 0.8 if "BBS" in row["id"] else 0.9  # a saved CGI page of 114 characters: one line decides
+    floor = 0.8 if len(truth) < 300 else 0.9  # a page of a few lines (a saved CGI page, a booking notice): one
+    # line decides
     assert page_f1 >= floor and recall >= floor, (row["id"], page_f1, precision, recall)
 
 
