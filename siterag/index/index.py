@@ -439,7 +439,7 @@ def forget_site(where: str | Path | IndexStore, site: str) -> tuple[int, int]:
 
 
 # Versions of a table older than this are deleted after each sync that changed it (LanceDB keeps every version
-# otherwise: 4.8 -> 19.3 MB over a sync and 3 reindexes of 300 documents, README "Faults and refresh"). Long
+# otherwise: 4.8 -> 19.3 MB over a sync and 3 reindexes of 300 documents, docs/faults.md). Long
 # enough for a search or an `ask` that opened the table just before to finish reading the version it opened.
 KEEP_VERSIONS_S = 120
 
