@@ -416,10 +416,22 @@ def process_batch(layout: SiteLayout, site: SiteConfig, rels: list[str], corpus_
             append_log(layout.logs / "error.log", f"[!] Failed: {rel}: {type(exc).__name__}: {exc}")
             log(f"failed {rel}: {exc}")
             outcomes.append(PageOutcome(rel, "failed", note=str(exc)[:200]))
+    save_batch_stats(layout, rels, outcomes)
     return outcomes
 
 
 PAGE_STATS = "pages.json"  # per page of the corpus: visible and content characters, kept across runs
+BATCH_STATS = "page-stats"  # in logs/<site>/: each finished batch's figures until page_stats merges them
+
+
+def save_batch_stats(layout: SiteLayout, rels: list[str], outcomes: list[PageOutcome]) -> None:
+    """Keep a finished batch's page figures on disk at once: a run killed before its quality stage must not leave
+    the pages it extracted without figures (a resumed run finds them unchanged and has none to check)."""
+    stats = {o.path: {"visible": o.visible_chars, "content": o.content_chars}
+             for o in outcomes if o.status in ("new", "changed")}
+    if stats:
+        name = content_hash("\n".join(rels))[:16] + ".json"
+        atomic_write(layout.logs / BATCH_STATS / name, json.dumps(stats, ensure_ascii=False, sort_keys=True))
 
 
 def page_stats(layout: SiteLayout, outcomes: list[PageOutcome]) -> dict[str, dict]:
@@ -427,6 +439,9 @@ def page_stats(layout: SiteLayout, outcomes: list[PageOutcome]) -> dict[str, dic
     now, the last run's for the others (saved in logs/<site>/pages.json)."""
     path = layout.logs / PAGE_STATS
     old = read_saved(path)
+    batches = sorted((layout.logs / BATCH_STATS).glob("*.json")) if (layout.logs / BATCH_STATS).is_dir() else []
+    for batch in batches:  # this run's batches, and those of a run killed before it got here
+        old.update(read_saved(batch))
     stats = {}
     for o in outcomes:
         if o.status in ("new", "changed"):
@@ -434,6 +449,8 @@ def page_stats(layout: SiteLayout, outcomes: list[PageOutcome]) -> dict[str, dic
         elif o.status == "unchanged" and isinstance(old.get(o.path), dict):
             stats[o.path] = old[o.path]
     atomic_write(path, json.dumps(stats, ensure_ascii=False, sort_keys=True, indent=0))
+    for batch in batches:
+        batch.unlink(missing_ok=True)
     return stats
 
 
