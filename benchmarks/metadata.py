@@ -8,8 +8,10 @@
 Machine mode runs the site flow's page functions (copy, purge + normalize, site template, extract, the
 `enrich` site pass) on each shared site as a `local_path` site into a temporary data folder, and prints per
 site: documents; the share with a date (of those with one in their name or content); with 3-8 tags; the
-share of tags found verbatim in the body (target 1.00); with a summary, and of those, summaries whose
-sentences are all in the body, and that start within the first 300 characters of its text ("lead"); with a
+share of tags found verbatim in the body (target 1.00); with a summary; "comp.": of those, the share composed
+from the page's structure (entries, a track list, a link list, a list or table: enrich.composed_summary); of the
+others (quoted), summaries whose sentences are all in the body, and that start within the first 300 characters of
+its text ("lead"); with a
 category; "stem": the share whose category says nothing (empty, an editor's default stem such as newpage or
 top, a file-name stem or folder that is no word; target 0); "dist.": distinct categories; the most frequent
 categories; seconds of the enrich pass. Then example
@@ -42,7 +44,7 @@ import tempfile  # noqa: E402
 from siterag.config import SiteConfig  # noqa: E402
 from siterag.enrich.corpus import corpus_paths  # noqa: E402
 from siterag.enrich.dates import content_date, date_from_name  # noqa: E402
-from siterag.enrich.enrich import enrich_site, summary_is_exact  # noqa: E402
+from siterag.enrich.enrich import composed_summary, enrich_site, summary_is_exact  # noqa: E402
 from siterag.enrich.metadata import (  # noqa: E402
     MAX_SUMMARY_SENTENCES,
     METADATA_PROMPT,
@@ -101,7 +103,7 @@ def machine_main(args: argparse.Namespace) -> int:
     examples: list[tuple[str, dict]] = []
     totals: Counter[str] = Counter()
     print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'exact':>6} "
-          f"{'lead':>6} {'categ.':>6} {'stem':>5} {'dist.':>5} {'enrich s':>8}  categories")
+          f"{'comp.':>6} {'lead':>6} {'categ.':>6} {'stem':>5} {'dist.':>5} {'enrich s':>8}  categories")
     with tempfile.TemporaryDirectory(prefix="siterag-meta-") as tmp:
         for name in names:
             started = time.perf_counter()
@@ -121,8 +123,11 @@ def machine_main(args: argparse.Namespace) -> int:
                 c["tags in body"] += sum(1 for t in tags if t in body)
                 summary = str(fields.get("summary") or "")
                 c["summary"] += bool(summary)
-                c["exact"] += bool(summary) and summary_is_exact(summary, body)
-                c["lead"] += bool(summary) and _in_lead(summary, body)
+                composed = bool(summary) and summary == composed_summary(body, str(fields.get("title") or ""))
+                c["composed"] += composed
+                c["quoted"] += bool(summary) and not composed
+                c["exact"] += bool(summary) and not composed and summary_is_exact(summary, body)
+                c["lead"] += bool(summary) and not composed and _in_lead(summary, body)
                 c["category"] += bool(fields.get("category"))
                 c["stem"] += stem_category(str(fields.get("category") or ""), str(fields.get("path") or rel))
                 categories[str(fields.get("category") or "")] += 1
@@ -159,8 +164,9 @@ def _row(name: str, c: Counter, seconds: float, categories: str) -> None:
         return f"{c[key] / c[of]:{width}.2f}" if c[of] else f"{'-':>{width}}"
 
     print(f"{name:18} {c['docs']:5d} {share('dated', 'datable', 6)} {share('tags3-8')} "
-          f"{share('tags in body', 'tags')} {share('summary')} {share('exact', 'summary', 6)} "
-          f"{share('lead', 'summary', 6)} {share('category', 'docs', 6)} {share('stem', 'docs', 5)} "
+          f"{share('tags in body', 'tags')} {share('summary')} {share('composed', 'summary', 6)} "
+          f"{share('exact', 'quoted', 6)} {share('lead', 'quoted', 6)} {share('category', 'docs', 6)} "
+          f"{share('stem', 'docs', 5)} "
           f"{c['distinct']:5d} {seconds:8.1f}  {categories}")
 
 

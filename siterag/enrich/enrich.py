@@ -27,7 +27,7 @@ from siterag.codehash import code_hash
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
-from siterag.enrich.keywords import PageTerms, page_terms, pick_tags, score_terms
+from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
     banner_affixes,
@@ -37,7 +37,7 @@ from siterag.enrich.metadata import (
     stale_title,
     without_banner,
 )
-from siterag.enrich.sections import page_kind, page_links, site_categories
+from siterag.enrich.sections import clean_label, page_kind, page_links, site_categories
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
 
@@ -236,7 +236,8 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
 _LEANS_BACK_RE = re.compile(
     r"^(?:そして|しかし|しかも|だが|でも|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
     r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
-    r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise)\b)")
+    r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise)\b"
+    r"|[のはがをにへや][、\u4e00-\u9fff])")  # a particle first: the sentence was cut after its noun (`の時、`)
 
 
 def _best_window(windows: list[list[str]], tags: list[str]) -> str:
@@ -332,7 +333,8 @@ def structure_categories(paths: list[str]) -> dict[str, str]:
     return out
 
 
-def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str]) -> dict[str, str]:
+def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str],
+                  link_texts: list[str] | None = None) -> dict[str, str]:
     """Each document's category by page path: the name its site gives its section (its menus' link texts, the
     section's index title, a folder named by a word), else its page kind (siterag.enrich.sections). The links are
     read from the normalized pages; a page whose normalized copy is gone counts with none. A <title> many pages
@@ -346,6 +348,8 @@ def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_ti
             html = ""
         links[d.path] = page_links(html, d.path, paths) if html else []
     titles = {d.path: without_banner(d.page_title, *banner) for d in docs if d.title not in shared_titles}
+    if link_texts is not None:  # what the site calls its pages: the evidence of whole names (site_names)
+        link_texts.extend(text for found in links.values() for _, text in found)
     kinds = {d.path: d.kind for d in docs}
     return site_categories([d.path for d in docs], links, titles, lambda p: kinds[p] or "other")
 
@@ -379,6 +383,33 @@ class SiteStats:
                 out.add(s)
         return out
 
+    def repeated(self, lines: list[str]) -> set[str]:
+        """Those of a page's short lines (PageFacts.lines) that BOILER_DOCS or more pages of the site hold: its
+        menus, notices, footers (`クリックすると拡大します。`, `TOP weblog TIPS`): their words are the site's."""
+        return {line for line in lines if self.sentence_df.get(line_key(line), 0) >= BOILER_DOCS}
+
+
+BOILER_DOCS = 3
+LINE_CHARS = 80  # a longer line is a paragraph of the page's own, never the site's boilerplate
+
+
+def line_key(line: str) -> str:
+    """What a short line counts by in SiteStats.sentence_df (apart from sentences)."""
+    return sentence_key("\x00line\x00" + line)
+
+
+def short_lines(body: str) -> list[str]:
+    """The body's distinct short lines of text (≤ LINE_CHARS), link targets and marks aside, in order."""
+    out = {}
+    for raw in body.splitlines():
+        line = " ".join(_LINE_MARKS_RE.sub("", summary_source(raw)).split())
+        if line and len(line) <= LINE_CHARS:
+            out.setdefault(line, None)
+    return list(out)
+
+
+_LINE_MARKS_RE = re.compile(r"^[#>\-*+\s]+|[*_`|\\]|\{#[^}]*\}\s*$")
+
 
 def sentence_key(sentence: str) -> str:
     """A short hash of a sentence: what the site's sentence document frequencies count."""
@@ -393,18 +424,219 @@ class DocSummary:
     sentences: list[str]
 
 
-def doc_summary(terms: PageTerms, sentences: list[str]) -> DocSummary:
-    """Term keys and sentence keys of one page."""
-    return DocSummary(sorted(terms.counts), sorted({sentence_key(s) for s in sentences}))
+def doc_summary(terms: PageTerms, sentences: list[str], lines: list[str] = ()) -> DocSummary:
+    """Term keys and sentence keys of one page (its short lines' keys, line_key, among the sentence keys)."""
+    return DocSummary(sorted(terms.counts), sorted({sentence_key(s) for s in sentences} | {line_key(x) for x in lines}))
 
 
-def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None) -> dict:
-    """tags (≤ 8, each verbatim in the body) and summary (the page's own sentences) of one page, against the
-    site's document frequencies; `facts` are the page's (page_facts), when already known."""
+def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
+                   names: dict[str, list[str]] | None = None) -> dict:
+    """tags (≤ 8, each verbatim in the body) and summary of one page, against the site's document frequencies;
+    `facts` are the page's (page_facts), when already known; `names`: the site's whole names (site_names: its
+    titles and link texts). The tags are terms and whole names of the page's own text (not only in the lines the
+    site repeats), its title's subject among them; the summary is the page's lead (choose_summary), or on a page
+    of entries, a list, a table or short lines, one composed from its structure (composed_summary)."""
     facts = page_facts(body) if facts is None else facts
-    tags = pick_tags(score_terms(facts.terms, stats.df, stats.docs, title), body)
+    repeated = stats.repeated(facts.lines)
+    own_text = "\n".join(x for x in body.splitlines() if not repeated or _line_text(x) not in repeated)
+    headings = [h for h in _HEADING_RE.findall(body)]
+    found = {}
+    for name, parts in [*(names or {}).items(), *site_names([title, *headings]).items()]:
+        if name not in found and parts and all(p in facts.terms.counts for p in parts) and name in own_text:
+            found[name] = parts
+    subject_text = "\n".join([title, *headings]).casefold()
+    scored = score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
+    title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
+    subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
+    tags = pick_tags(scored, body, own_text=own_text, subject=subject)
     assert all(t in body for t in tags)
-    return {"tags": tags, "summary": choose_summary(facts.sentences, tags, stats.common(facts.sentences), facts.quotes)}
+    common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
+    lead = choose_summary(facts.sentences, tags, common, facts.quotes)
+    return {"tags": tags, "summary": composed_summary(body, title, lead) or lead}
+
+
+SUBJECT_ZIPF = 4.5  # an English word of the title this common (`Life` of `My life and times`) is no subject
+
+
+def _generic(term: str) -> bool:
+    """A single English word common enough (keywords.english_zipf) to say nothing as the page's subject."""
+    zipf = english_zipf(term.lower()) if term.isascii() and term.isalpha() else None
+    return zipf is not None and zipf >= SUBJECT_ZIPF
+
+
+_HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{#[^}]*\})?\s*$", re.MULTILINE)
+# A sentence that speaks to the reader about the page, not of its subject: `詳しくは…をご覧下さい。`,
+# `クリックすると拡大します。`, `Click here to …`.
+_UI_SENTENCE_RE = re.compile(r"ご覧|御覧|クリック|こちら(?:から|を|へ|で|です)|お問い?合わせ|ご了承|\bclick\b|\bhere\b",
+                             re.IGNORECASE)
+
+
+def _line_text(raw: str) -> str:
+    return " ".join(_LINE_MARKS_RE.sub("", summary_source(raw)).split())
+
+
+_NAME_SPLIT_RE = re.compile(r"\s+[-–—|｜/／:：~～>＞»]+\s+|[|｜／【】「」『』《》〈〉()（）\[\]<>:：]|\s{2,}|　")
+_HIRAGANA_RE = re.compile(r"[\u3041-\u309f]")
+_EN_SMALL = frozenset("of the and in on a an to for at by with de la le du".split())
+NAME_CHARS = 30
+
+
+def site_names(texts: Iterable[str]) -> dict[str, list[str]]:
+    """Whole names in a site's own words, with their parts (keywords.name_parts): the pieces of titles,
+    headings and link texts (split at separators and brackets) that are a name, not a phrase: Japanese with at
+    most one hiragana (湖畔の宿, not インターネットでできること), English of 2-4 words in title case (Fait
+    Accompli, Hedley Ward Trio), made of two parts or more; no navigation word, date or file name (clean_label)."""
+    out: dict[str, list[str]] = {}
+    for text in texts:
+        for piece in _NAME_SPLIT_RE.split(text or ""):
+            name = clean_label(piece) if len(piece.strip()) <= NAME_CHARS else ""
+            if not name or name in out or len(name) > NAME_CHARS:
+                continue
+            if name.isascii():
+                words = name.split()
+                if not (2 <= len(words) <= 4 and words[0][:1].isupper() and words[-1][:1].isupper()
+                        and all(w[:1].isupper() or w.lower() in _EN_SMALL for w in words)):
+                    continue
+            elif len(_HIRAGANA_RE.findall(name)) > 1 or " " in name:
+                continue
+            parts = name_parts(name)
+            if len(parts) >= 2:
+                out[name] = parts
+    return out
+
+
+_EN_MONTHS = ("january february march april may june july august september october november december "
+              "monday tuesday wednesday thursday friday saturday sunday").split()
+_JA_CHARS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_DURATION_RE = re.compile(r"(?<![\d:])\d{1,2}[:：]\d\d(?![\d:])")
+_ENTRY_RE = re.compile(r"^#{1,6}\s+(.*?)\s*\{#(\d{4}(?:-\d\d){0,2})[^}]*\}\s*$", re.MULTILINE)
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+)$")
+_DATE_WORDS_RE = re.compile(r"^(?:[\d０-９]+(?:st|nd|rd|th)?\b|[年月日曜()（）,.\-/〜~\s]|(?:"
+                            + "|".join(_EN_MONTHS) + r")\b)+", re.IGNORECASE)  # a date at a heading's start
+LIST_SHOWN = 3  # entry or item titles quoted in a composed summary
+ITEM_CHARS = 40  # a longer list item is prose, not an entry of a list
+
+
+def _is_ja(text: str) -> bool:
+    letters = sum(map(str.isalpha, text))
+    return letters > 0 and len(_JA_CHARS_RE.findall(text)) * 5 >= letters
+
+
+def _quoted(items: list[str], ja: bool) -> str:
+    shown = [_clip(x) for x in items[:LIST_SHOWN]]
+    more = len(items) > LIST_SHOWN
+    if ja:
+        return " / ".join(shown) + (" ほか" if more else "")
+    return " / ".join(shown) + (" …" if more else "")
+
+
+def _clip(text: str, chars: int = ITEM_CHARS) -> str:
+    return text if len(text) <= chars else text[:chars - 1].rstrip() + "…"
+
+
+def _structure(body: str) -> dict:
+    """The body's structural facts: entries (title, date), list items, table rows (cells), link lines, short
+    lines of text without a stop, lines of text."""
+    entries = [(_DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t)).strip(" :-—•・"), d, t)
+               for t, d in _ENTRY_RE.findall(body)]
+    items, rows, links, short, text = [], [], [], [], 0
+    header: list[str] = []
+    in_code = False
+    for raw in body.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            in_code = not in_code
+        if in_code or not line or line.startswith("#"):
+            continue
+        if line.startswith("|"):
+            cells = [_plain_cell(c) for c in line.strip("|").split("|")]
+            if set(line) <= set("|-: "):
+                continue
+            (rows if header else header).extend([cells] if header else cells)
+            continue
+        plain = " ".join(HARD_BREAK_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", line))).split()).strip("*_ ")
+        if not plain:
+            continue
+        text += 1
+        item = _ITEM_RE.match(line)
+        if item:
+            items.append(" ".join(summary_source(item.group(1)).strip("*_ ").split()))
+        if _MD_LINK_RE.search(line) and len(_MD_LINK_RE.sub("", line).strip(" -*・|/、,")) < 20:
+            links.append(plain)
+        elif not item and len(plain) <= ITEM_CHARS and not _TERMINATOR_RE.search(plain):
+            short.append(plain)
+    return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
+            "text": text}
+
+
+_MARKS_RE = re.compile(r"[*_`]")
+_MD_IMAGE_ONLY_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+
+
+def _plain_cell(cell: str) -> str:
+    return " ".join(summary_source(_MD_IMAGE_ONLY_RE.sub("", cell)).strip("*_ ").split())
+
+
+COMPOSE_ITEMS = 4  # a list, table or link list of at least this many entries makes a composed summary
+VERSE_LINES = 8  # short lines without a stop, at least this many and most of the text: verse, lyrics, a roster
+
+
+def composed_summary(body: str, title: str, lead: str = "") -> str:
+    """A summary composed from the page's structure, in the page's language, when its text is not prose led by
+    a paragraph: entries (`Diary: 12 entries, 2002-05-18 to 2002-06-30: A / B / C …`), a track list (rows or items
+    with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a link list (`リンク集: 40 件: A / B / C ほか`),
+    a list or table (`T: list of 12 items: A / B / C …`), or short lines (`T: 24 short lines (verse or lyrics),
+    beginning 'A'.`). Only the page's own facts: counts, dates, the titles of entries, items and rows. '' when the
+    page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page is no list of entries
+    (a link list under an introduction keeps the introduction)."""
+    st = _structure(body)
+    ja = _is_ja(body)
+    name = title.strip()
+    entries = st["entries"]
+    if len(entries) >= 2:
+        dates = sorted(d for _, d, _ in entries)
+        titled = [t for t, _, _ in entries if sum(map(str.isalpha, t)) >= 2]
+        shown = f": {_quoted(titled, ja)}" if len(titled) * 2 >= len(entries) else ""
+        if ja:
+            return f"日記: {len(entries)}件、{dates[0]}〜{dates[-1]}{shown}"
+        return f"Diary: {len(entries)} entries, {dates[0]} to {dates[-1]}{shown}."
+    rows = st["rows"]
+    tracks = [r[0] for r in rows if any(_DURATION_RE.search(c) for c in r[1:]) and r[0]] or [
+        _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_RE.search(i)]
+    if len(tracks) >= 3:
+        if ja:
+            return f"「{name}」の曲目: {len(tracks)}曲、「{_clip(tracks[0])}」から「{_clip(tracks[-1])}」まで。"
+        return f"Track list of {name}: {len(tracks)} titles, from '{_clip(tracks[0])}' to '{_clip(tracks[-1])}'."
+    if lead and not _lead_from_structure(lead, st):
+        return ""
+    links, items, short = st["links"], st["items"], st["short"]
+    label = f"{name}: " if name else ""
+    if len(links) >= COMPOSE_ITEMS and len(links) * 2 >= st["text"]:
+        return f"リンク集: {len(links)}件: {_quoted(links, ja)}" if ja else \
+            f"{label}list of {len(links)} links: {_quoted(links, ja)}."
+    if len(rows) >= COMPOSE_ITEMS and len(rows) >= st["text"]:
+        columns = " / ".join(_clip(h, 20) for h in st["header"] if h)
+        firsts = [r[0] for r in rows if r and r[0]]
+        if ja:
+            return f"{label}表、{len(rows)}行" + (f"（列: {columns}）" if columns else "") + \
+                (f": {_quoted(firsts, ja)}" if firsts else "")
+        return f"{label}table of {len(rows)} rows" + (f" (columns: {columns})" if columns else "") + \
+            (f": {_quoted(firsts, ja)}." if firsts else ".")
+    if len(items) >= COMPOSE_ITEMS and len(items) * 2 >= st["text"]:
+        return f"{label}{len(items)}項目の一覧: {_quoted(items, ja)}" if ja else \
+            f"{label}list of {len(items)} items: {_quoted(items, ja)}."
+    if not lead and len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2:
+        if ja:
+            return f"{label}短い行 {len(short)} 行（詩・歌詞など）、「{_clip(short[0])}」で始まる。"
+        return f"{label}{len(short)} short lines (verse or lyrics), beginning '{_clip(short[0])}'."
+    return ""
+
+
+def _lead_from_structure(lead: str, st: dict) -> bool:
+    """Whether the lead's start lies in a list item, a table row, a link line or a short line (not a paragraph)."""
+    head = squeezed(lead)[:12]
+    pieces = [*st["items"], *st["links"], *st["short"], *(c for r in st["rows"] for c in r)]
+    return any(head in squeezed(p) or (len(squeezed(p)) >= 4 and squeezed(p) in head) for p in pieces)
 
 
 def needs_machine_fields(fields: dict) -> bool:
@@ -426,13 +658,14 @@ class PageFacts:
     terms: PageTerms
     sentences: list[str]
     quotes: list[int]  # quotable(sentences)
+    lines: list[str] = field(default_factory=list)  # short_lines(body)
 
 
 def page_facts(body: str) -> PageFacts:
     """Terms and sentences of one body (the tokenising: the costly part); an epigraph's are not the page's."""
     body = without_epigraphs(body)
     sentences = page_sentences(body)
-    return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences))
+    return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences), short_lines(body))
 
 
 # An epigraph's attribution: a dash, then who wrote it and where (a year, a 『title』), no sentence of its own:
@@ -499,11 +732,12 @@ _BOLD_NAME_RE = re.compile(r"^(\*\*|__)([^*_\s]{1,10})\1(?=[ 　])")  # `**知�
 def encode_facts(facts: PageFacts) -> tuple[str, str, bytes]:
     """(term keys, sentence keys, the facts) as JSON, the facts zlib-compressed (they hold every sentence of the
     page: ~4x smaller): the first two are what document frequencies need."""
-    summary = doc_summary(facts.terms, facts.sentences)
+    summary = doc_summary(facts.terms, facts.sentences, facts.lines)
     t = facts.terms
     rows = [[key, n, t.first[key], t.surface[key]] for key, n in t.counts.items()]
     return (_json(summary.terms), _json(summary.sentences),
-            zlib.compress(_json({"terms": rows, "sentences": facts.sentences, "quotes": facts.quotes}).encode(), 1))
+            zlib.compress(_json({"terms": rows, "sentences": facts.sentences, "quotes": facts.quotes,
+                                 "lines": facts.lines}).encode(), 1))
 
 
 def decode_facts(raw: bytes | str) -> PageFacts:
@@ -511,7 +745,7 @@ def decode_facts(raw: bytes | str) -> PageFacts:
     data = json.loads(zlib.decompress(raw) if isinstance(raw, bytes) else raw)
     terms = PageTerms(Counter({k: n for k, n, _, _ in data["terms"]}), {k: s for k, _, _, s in data["terms"]},
                       {k: f for k, _, f, _ in data["terms"]})
-    return PageFacts(terms, data["sentences"], data["quotes"])
+    return PageFacts(terms, data["sentences"], data["quotes"], data.get("lines", []))
 
 
 def _json(value: object) -> str:
@@ -678,7 +912,10 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     copied_titles = _shared((d.title for d in docs), 2) & {d.title for d in docs if d.borne_out}
     shared_lines = _shared(line for d in docs for line in set(d.opening))
     banner = banner_affixes(d.page_title for d in docs)  # `Site name - ` in many <title>s
-    categories = site_sections(layout, docs, banner, shared_titles)
+    link_texts: list[str] = []
+    categories = site_sections(layout, docs, banner, shared_titles, link_texts)
+    names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
+                                        if d.title not in shared_titles), *link_texts]))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0
@@ -695,7 +932,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
             if not title and (plain := without_banner(page_title, *banner)) != page_title:
                 title = plain
-            machine = {**machine_fields(body, title or page_title, stats, facts),
+            machine = {**machine_fields(body, title or page_title, stats, facts, names),
                        "category": categories[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)

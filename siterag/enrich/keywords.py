@@ -21,11 +21,14 @@ MAX_TAGS = 8
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_URL_RE = re.compile(r"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|\S+\.(?:html?|jpe?g|gif|png|cgi)\b",
+# A file's extension: a path or file name is no word of the page (`audio/04_fait_accompli/01.mp3`).
+_FILE_EXT = (r"(?:s?html?|jpe?g|gif|png|bmp|cgi|php|asp|mp3|mp4|wma|wav|midi?|mov|avi|flv|swf|pdf|zip|lzh|txt|exe"
+             r"|js|css)")
+_URL_RE = re.compile(rf"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|\S+\.{_FILE_EXT}\b",
                      re.IGNORECASE)
 # Where _URL_RE can match: every match lies inside one whitespace-free run holding one of these, so runs without
 # are skipped (_URL_RE alone is quadratic on a long run: Japanese text has no spaces).
-_URL_RUN_RE = re.compile(r"(?<!\S)\S*?(?::|@|www\.|\.(?:html?|jpe?g|gif|png|cgi)\b)\S*", re.IGNORECASE)
+_URL_RUN_RE = re.compile(rf"(?<!\S)\S*?(?::|@|www\.|\.{_FILE_EXT}\b)\S*", re.IGNORECASE)
 _MARKUP_RE = re.compile(r"</?[A-Za-z][^>\n]*>|&[a-z]+;|[*#|>`\\_~=\[\]{}()<]")
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _EN_WORD = r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*"
@@ -119,7 +122,7 @@ def analysis_text(markdown: str) -> str:
     text = _FENCE_RE.sub("\n", markdown)
     text = "\n".join(line for line in text.splitlines() if not _LINK_RE.search(line)
                      or any(map(str.isalpha, _MD_LINK_RE.sub("", line))))
-    text = _MD_LINK_RE.sub(r"\n\1\n", text)
+    text = _MD_LINK_RE.sub(r"\n\1\n", _MD_LINK_RE.sub(r"\n\1\n", text))  # a linked image: `[![](a.gif)](b.mp3)`
     text = _URL_RUN_RE.sub(lambda run: _URL_RE.sub("\n", run.group()), text)
     return _MARKUP_RE.sub("\n", text)
 
@@ -139,7 +142,11 @@ def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
 def _keep_term(term: str) -> bool:
     return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and term not in JA_STOP
             and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2)
-            and not _KANA_ROW_RE.match(term))
+            and not _KANA_ROW_RE.match(term) and not _HONORIFIC_RE.match(term))
+
+
+# A polite verbal noun (ご覧, ご利用, ご連絡, 御覧): what a page asks its reader to do, never its subject.
+_HONORIFIC_RE = re.compile(r"^[ご御][\u4e00-\u9fff]{1,2}$")
 
 
 _KATAKANA_RE = re.compile(r"[ァ-ヺー]+")
@@ -220,10 +227,11 @@ def english_terms(text: str) -> list[str]:
             before = word.lower()
             while len(run) > 1 and run[-1].islower() and run[-1].endswith("ing"):
                 run.pop()  # "programmer working": a participle, not part of the noun phrase
-            if len(run) > 3:
-                terms.extend(_split_long(run))
-            elif run:
-                terms.append(" ".join(run))
+            for part in _case_parts(run):
+                if len(part) > 3:
+                    terms.extend(_split_long(part))
+                elif part:
+                    terms.append(" ".join(part))
             run = []
     return [t for t in terms if sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper())]
 
@@ -237,6 +245,16 @@ def _en_stop(word: str) -> bool:
     lower = word.lower()
     return (lower in EN_STOP or word.isdigit()
             or (word.islower() and len(word) > 4 and (lower.endswith("ly") or bool(_PAST_RE.search(lower)))))
+
+
+def _case_parts(run: list[str]) -> list[list[str]]:
+    """A run cut where a lowercase word is followed by a capitalised one: a name starts there (`school John`)."""
+    parts: list[list[str]] = [[]]
+    for word in run:
+        if parts[-1] and parts[-1][-1][:1].islower() and word[:1].isupper():
+            parts.append([])
+        parts[-1].append(word)
+    return parts
 
 
 def _split_long(run: list[str]) -> list[str]:
@@ -291,30 +309,88 @@ def site_wide(df: int, docs: int) -> bool:
     return df >= 3 and df * 2 > docs
 
 
-def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "") -> list[tuple[str, float]]:
+GENERIC_ZIPF = 5.5  # a lowercase English word at least this common (wordfreq) names no subject: `people`, `world`
+ABBREVIATION_ZIPF = 3.0  # a lowercase word of ≤ 4 letters rarer than this is an abbreviation or a cut word: `edn`
+STRAY_TF = 3  # a lowercase English phrase met fewer times on a page, not in its title, is a stray fragment
+NAME_BOOST = 1.2  # a whole name (the site's title, heading or link text) over the words it is made of
+
+
+@lru_cache(maxsize=65536)
+def english_zipf(word: str) -> float | None:
+    """wordfreq's Zipf frequency of an English word (0 when unknown), None without wordfreq."""
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:
+        return None
+    return zipf_frequency(word, "en")
+
+
+def stray_term(term: str, tf: int, subject: str = "") -> bool:
+    """An English term that no one files a page under: a lowercase phrase of several words met once on the page
+    and not in its title or headings (`contrary unto`, `greatest manifestation`), a lowercase short word that is
+    no word (`edn`), or a lowercase word as common as a function word. `subject`: the page's title and headings,
+    case-folded; a term in them is the page's subject and stays."""
+    if not term.isascii() or term != term.lower() or term in subject:
+        return False
+    if " " in term:
+        return tf < STRAY_TF
+    zipf = english_zipf(term)
+    if zipf is None or not term.isalpha():
+        return False
+    return (len(term) <= 4 and zipf < ABBREVIATION_ZIPF) or zipf >= GENERIC_ZIPF
+
+
+def name_parts(name: str) -> list[str]:
+    """The term keys a name is made of (`Hedley Ward Trio` → hedley ward trio; 雨水再利用貯水タンク → its nouns)."""
+    return [term_key(t) for t in japanese_terms(name) + english_terms(name)]
+
+
+def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
+                names: dict[str, list[str]] | None = None, subject: str = "") -> list[tuple[str, float]]:
     """(spelling, score) of a page's terms, best first: (1 + ln tf) · ln(1 + N/df), ×1.5 when the term is in the
-    title; site-wide terms are left out."""
-    folded_title = title.casefold()
+    title; site-wide terms and stray ones (stray_term) are left out. `names`: the site's whole names found in the
+    page (a title, heading or link text of the site: `Fait Accompli`, 雨水再利用貯水タンク) -> their term keys
+    (name_parts); each scores NAME_BOOST × the best of its parts, so it is chosen before its fragments, and a name
+    whose parts are all site-wide is left out. `subject`: the title and headings, case-folded (stray_term)."""
+    folded_title = (title or subject).casefold()
     scored = []
+    by_key: dict[str, float] = {}
     for key, tf in terms.counts.items():
         n = max(1, df.get(key, 1))
-        if site_wide(n, docs):
+        if site_wide(n, docs) or stray_term(terms.surface[key], tf, subject or folded_title):
             continue
         score = (1 + math.log(tf)) * math.log(1 + docs / n) * (1.5 if key in folded_title else 1.0)
+        by_key[key] = score
         scored.append((terms.surface[key], score, terms.first[key]))
+    for name, parts in (names or {}).items():
+        key = term_key(name)
+        best = max((by_key[p] for p in parts if p in by_key), default=0.0)
+        if best and key not in by_key and all(p in terms.counts for p in parts):
+            scored.append((name, best * NAME_BOOST, min(terms.first[p] for p in parts)))
     scored.sort(key=lambda s: (-s[1], s[2]))
     return [(s, sc) for s, sc, _ in scored]
 
 
-def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS) -> list[str]:
+def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS, own_text: str | None = None,
+              subject: list[str] = ()) -> list[str]:
     """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
-    ロボットコンテスト: the better scored stays)."""
+    ロボットコンテスト: the better scored stays). `own_text`: the body without the lines the site repeats on many
+    pages (menus, notices): a term only found there is the site's, not the page's. `subject`: terms of the page's
+    own title or headings that its text holds, best first: when no chosen tag holds one, the first is put first."""
+    own = body if own_text is None else own_text
     tags: list[str] = []
     for term, _ in scored:
         if len(tags) >= limit:
             break
         folded = term.casefold()
-        if term not in body or any(folded in t.casefold() or t.casefold() in folded for t in tags):
+        if term not in body or term not in own or any(folded in t.casefold() or t.casefold() in folded
+                                                        for t in tags):
             continue
         tags.append(term)
+    subject = [t for t in subject if t in body and t in own]
+    if subject and not any(s.casefold() in t.casefold() or t.casefold() in s.casefold()
+                           for s in subject for t in tags):
+        first = subject[0]
+        tags = [first, *(t for t in tags if first.casefold() not in t.casefold()
+                         and t.casefold() not in first.casefold())][:limit]
     return tags

@@ -1,0 +1,107 @@
+"""Issue 24, items 2-3: tags are whole names and the page's own subject, no UI word of the site's menus, no stray
+fragment; a page of entries, a track list or a link list gets a summary composed from its structure."""
+
+from __future__ import annotations
+
+from siterag.enrich.enrich import SiteStats, composed_summary, doc_summary, machine_fields, page_facts, site_names
+from siterag.enrich.keywords import japanese_terms, stray_term
+
+
+def _stats(bodies: list[str]) -> SiteStats:
+    """The site's document frequencies over these invented pages, as the site pass counts them."""
+    stats = SiteStats(len(bodies))
+    for body in bodies:
+        facts = page_facts(body)
+        summary = doc_summary(facts.terms, facts.sentences, facts.lines)
+        stats.df.update(summary.terms)
+        stats.sentence_df.update(summary.sentences)
+    return stats
+
+
+ALBUM = """**Released:October 2012**
+
+## Fait Accompli
+
+The fourth album of the band, recorded at home. Fait Accompli closes the series.
+
+| Title | length | play |
+|---|---|---|
+| Morning Glass (original version) | 05:48 | [![](speaker.jpg)](audio/04_fait_accompli/01_morning.mp3) |
+| Cheer Up (vocal version) | 06:06 | [![](speaker.jpg)](audio/04_fait_accompli/02_cheer_up.mp3) |
+| Heaven's Touch | 04:57 | [![](speaker.jpg)](audio/04_fait_accompli/03_heavens_touch.mp3) |
+| Lunar Eclipse (live) | 02:01 | [![](speaker.jpg)](audio/04_fait_accompli/04_lunar_eclipse.mp3) |
+"""
+OTHER = ["## Seasons\n\nThe third album, recorded in a small studio by the river. Seasons was a long winter.\n",
+         "## Love of Life\n\nThe second album. Love of Life was mixed twice before release.\n",
+         "## Links\n\nFriends of the band and their pages about music and guitars.\n"]
+
+
+def test_album_page_keeps_its_capitalised_title_whole_and_says_it_is_a_track_list():
+    stats = _stats([ALBUM, *OTHER])
+    names = site_names(["Fait Accompli", "Seasons", "Love of Life", "Links"])
+    assert names["Love of Life"] == ["love", "life"]  # a name of several terms, kept whole
+    fields = machine_fields(ALBUM, "Fait Accompli", stats, page_facts(ALBUM), names)
+    folded = [t.casefold() for t in fields["tags"]]
+    assert "fait accompli" in folded  # whole, and the page's subject
+    assert not {"fait", "accompli", "mp3"} & set(folded)  # no piece of a file path or of the name
+    assert fields["summary"].startswith("Track list of Fait Accompli: 4 titles, from 'Morning Glass (original")
+    assert all(t in ALBUM for t in fields["tags"])
+
+
+MENU = "[トップ](index.html) ご利用案内 申込書 [クリック](form.html)\n\n"
+PAGES = [MENU + "## 盆栽の手入れ\n\n盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n",
+         MENU + "## 熱帯魚の水槽\n\nグッピーの水槽は水温が大切です。グッピーは毎日餌をやります。\n",
+         MENU + "## 鈴鹿山脈\n\n鈴鹿山脈の御在所岳に登りました。御在所岳のロープウェイは混んでいました。\n",
+         MENU + "## 湖畔の宿\n\n湖畔の宿のアプレットを作りました。詳しくは下の図をご覧下さい。\n"]
+
+
+def test_words_of_the_sites_menu_lines_and_polite_ui_nouns_are_no_tags():
+    stats = _stats(PAGES)
+    for body in PAGES:
+        tags = machine_fields(body, "", stats, page_facts(body))["tags"]
+        assert tags
+        assert not {"ご利用案内", "ご利用", "申込書", "クリック", "ご覧", "案内"} & set(tags), tags
+    assert "ご覧" not in japanese_terms("詳しくは下の図をご覧下さい。ご利用の前にお読みください。")
+    bonsai = machine_fields(PAGES[0], "盆栽の手入れ", stats, page_facts(PAGES[0]))
+    assert bonsai["tags"][0] in ("盆栽", "盆栽の手入れ")  # the title's subject first
+
+
+def test_stray_english_fragments_and_abbreviations_are_no_tags():
+    assert stray_term("contrary unto", 1) and stray_term("greatest manifestation", 2)
+    assert stray_term("edn", 3)
+    assert not stray_term("Hedley Ward Trio", 1) and not stray_term("robot", 1)
+    assert not stray_term("privet hedge", 1, subject="the privet hedge")
+
+
+LINKS = """## リンク
+
+* [盆栽の森](http://a.example/)
+* [熱帯魚の部屋](http://b.example/)
+* [鈴鹿の山歩き](http://c.example/)
+* [パソコン教室](http://d.example/)
+* [書道の時間](http://e.example/)
+"""
+
+
+def test_link_list_page_gets_a_composed_summary_in_its_language():
+    assert composed_summary(LINKS, "リンク") == "リンク集: 5件: 盆栽の森 / 熱帯魚の部屋 / 鈴鹿の山歩き ほか"
+
+
+DIARY = """### SATURDAY 1st MARCH 1952 {#1952-03-01}
+
+We went to the match. Blues won.
+
+### SUNDAY 2nd MARCH {#1952-03-02}
+
+Church in the morning.
+
+### MONDAY 31st MARCH {#1952-03-31}
+
+School again.
+"""
+
+
+def test_diary_page_summary_counts_its_entries_and_dates_and_prose_keeps_its_lead():
+    assert composed_summary(DIARY, "1952 March") == "Diary: 3 entries, 1952-03-01 to 1952-03-31."
+    prose = "盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n"
+    assert composed_summary(prose, "盆栽", "盆栽の松は春に芽を摘みます。") == ""
