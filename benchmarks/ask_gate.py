@@ -4,6 +4,7 @@ it does not?
     .venv/bin/python benchmarks/ask_gate.py                       # signals, separation, the chosen threshold
     .venv/bin/python benchmarks/ask_gate.py --llm embedded        # plus `ask` end to end with the packaged model
     .venv/bin/python benchmarks/ask_gate.py --llm http://127.0.0.1:8080/v1   # ... or with your own endpoint
+    .venv/bin/python benchmarks/ask_gate.py --passages            # plus `ask` without a model (the passages' sentences)
 
 1. Index: the shared sites' corpus and index exactly as benchmarks/retrieval.py builds them (same --bench
    folder, default $TMPDIR/siterag-bench/retrieval, reused).
@@ -26,6 +27,13 @@ it does not?
    answering page, how often the unanswerable ones are refused, the refusal reasons and the support shares of
    the answers. The model's replies are kept in <bench>/ask-replies-*.jsonl by prompt: a rerun after changing
    the checks asks only what is new.
+7. --passages: `ask(q, index, None, k=5)` on every question, the no-model path (siterag.search.extractive: the
+   passages' sentences that match the question). An answerable question's `answer` is a short span of an answering
+   page that states the answer (copied from the page by hand); it counts as shown when one shown sentence holds it
+   (both NFKC-normalised, whitespace and the ** marks removed). Reported: the share of answerable questions whose
+   answer span is shown (± the bootstrap std over the questions), the share shown a sentence of a `relevant` page,
+   what the unanswerable questions got (nothing shown, or sentences), the median and p90 seconds per question
+   (in-process, after a warm-up call), and every answerable question whose span was not shown, with what was.
 """
 
 from __future__ import annotations
@@ -35,10 +43,13 @@ import hashlib
 import json
 import math
 import os
+import random
+import re
 import statistics
 import sys
 import tempfile
 import time
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -233,6 +244,66 @@ def run_llm(index: Path, questions: list[dict], llm: str, bench: Path) -> None:
               f"under MIN_SUPPORT: {sum(s < MIN_SUPPORT for s in supports)}/{len(supports)}")
 
 
+def squash(text: str) -> str:
+    """`text` as --passages compares it: NFKC, without whitespace and without the ** marks of the shown words."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).replace("**", "")
+
+
+def bootstrap_std(hits: list[bool], rounds: int = 2000, seed: int = 0) -> float:
+    """The standard deviation of the share of `hits` over `rounds` resamples of the questions (with replacement)."""
+    rng = random.Random(seed)
+    n = len(hits)
+    shares = [sum(rng.choices(hits, k=n)) / n for _ in range(rounds)]
+    return statistics.pstdev(shares)
+
+
+def run_passages(index: Path, questions: list[dict]) -> None:
+    """`ask` without a model on every question: is the answer among the sentences shown?"""
+    ask(questions[0]["q"], index, None, k=K)  # warm-up: lancedb, the embedder, the tables
+    rows = []
+    for q in questions:
+        t0 = time.perf_counter()
+        result = ask(q["q"], index, None, k=K)
+        seconds = time.perf_counter() - t0
+        shown = [s.text for s in result.sentences]
+        row = {"q": q, "seconds": seconds, "shown": shown, "reason": result.reason, "sentences": result.sentences,
+               "refs": [s.ref for s in result.sentences]}
+        if q["relevant"]:
+            gold = squash(q["answer"])
+            row["gold shown"] = any(gold in squash(text) for text in shown)
+            row["relevant shown"] = bool(set(row["refs"]) & set(q["relevant"]))
+        rows.append(row)
+    pos = [r for r in rows if r["q"]["relevant"]]
+    neg = [r for r in rows if not r["q"]["relevant"]]
+    times = sorted(r["seconds"] for r in rows)
+    gold = [r["gold shown"] for r in pos]
+    rel = [r["relevant shown"] for r in pos]
+    print(f"\n`ask` without a model (k={K}, at most {max((len(r['shown']) for r in rows), default=0)} sentences "
+          f"shown), {len(rows)} questions:\n")
+    print(f"answerable ({len(pos)}): answer span among the sentences shown {sum(gold)}/{len(pos)} = "
+          f"{statistics.fmean(gold):.0%} ± {bootstrap_std(gold):.0%} (bootstrap std); a sentence of an answering "
+          f"page shown {sum(rel)}/{len(pos)} = {statistics.fmean(rel):.0%} ± {bootstrap_std(rel):.0%}; "
+          f"nothing shown {sum(not r['shown'] for r in pos)} "
+          f"({', '.join(f'{k} {v}' for k, v in Counter(r['reason'] for r in pos if not r['shown']).items()) or '-'})")
+    refused = [r for r in neg if not r["shown"]]
+    print(f"unanswerable ({len(neg)}): nothing shown (refused) {len(refused)}"
+          f" ({', '.join(f'{k} {v}' for k, v in Counter(r['reason'] for r in refused).items()) or '-'}), "
+          f"sentences shown {len(neg) - len(refused)}")
+    p90 = statistics.quantiles(times, n=10, method="inclusive")[-1] if len(times) > 1 else times[0]
+    print(f"seconds per question (in-process, warm): median {statistics.median(times):.2f}, p90 {p90:.2f}, "
+          f"max {times[-1]:.2f}")
+    print("\nanswerable questions whose answer span was not shown (gold | what was shown):")
+    for r in pos:
+        if not r["gold shown"]:
+            q = r["q"]
+            got = " / ".join(f"[{s.ref}] {s.text}" for s in r["sentences"]) or f"nothing ({r['reason']})"
+            print(f"  {q['id']} {q['q']}\n     gold ({', '.join(q['relevant'])}): {q['answer']}\n     shown: {got}")
+    print("unanswerable questions shown sentences:")
+    for r in neg:
+        if r["shown"]:
+            print(f"  {r['q']['id']} {r['q']['q']}: [{r['refs'][0]}] {r['shown'][0]}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", type=Path, default=Path(tempfile.gettempdir()) / "siterag-bench" / "retrieval")
@@ -240,6 +311,8 @@ def main() -> None:
     p.add_argument("--questions", type=Path, default=QUESTIONS)
     p.add_argument("--index", type=Path, help="use this data dir's index instead")
     p.add_argument("--llm", help="also run `ask` end to end: 'embedded' (packaged Gemma 3 270M) or a base_url")
+    p.add_argument("--passages", action="store_true",
+                   help="also run `ask` without a model: is each question's answer span among the sentences shown?")
     args = p.parse_args()
     if args.index:
         index = args.index
@@ -253,6 +326,8 @@ def main() -> None:
              "signals": signals(searcher, q["q"])} for q in questions]
     print(f"index {index}: {searcher.docs.count_rows()} documents, {searcher.chunks.count_rows()} chunks")
     report_signals(rows)
+    if args.passages:
+        run_passages(index, questions)
     if args.llm:
         run_llm(index, questions, args.llm, args.bench)
     print(f"\n(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")

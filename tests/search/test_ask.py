@@ -245,7 +245,10 @@ def test_the_gate_benchmark_has_unanswerable_questions_in_both_languages():
     lines = (Path(__file__).resolve().parents[2] / "benchmarks" / "questions.jsonl").read_text("utf-8").splitlines()
     questions = [json.loads(line) for line in lines if line.strip()]
     assert len({q["id"] for q in questions}) == len(questions)
-    assert all(set(q) == {"id", "lang", "kind", "q", "relevant"} for q in questions)
+    # an answerable question also names its answer: a 5-40 character span of an answering page (ask_gate --passages)
+    assert all(set(q) == {"id", "lang", "kind", "q", "relevant"} | ({"answer"} if q["relevant"] else set())
+               for q in questions)
+    assert all(5 <= len(q["answer"]) <= 40 for q in questions if q["relevant"])
     negatives = [q for q in questions if not q["relevant"]]
     assert len(negatives) >= 12 and all(q["kind"] == "negative" for q in negatives)
     assert {q["lang"] for q in negatives} == {"ja", "en"}
