@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from siterag.index.chunking import markdown_lines
 from siterag.search.search_api import Hit
 
-MAX_SENTENCES = 3
+MAX_SENTENCES = 5
 PER_PAGE = 2
 MAX_CHARS = 240  # a sentence longer than this is cut around its first matched word
 # A sentence ends at a Japanese stop, or a Latin stop followed by a space; a line is never two sentences' parts.
@@ -48,6 +48,16 @@ def sentences_of(text: str) -> list[str]:
     for line in markdown_lines(body):
         out += [s.strip() for s in _SENTENCE_END_RE.split(line) if s and s.strip()]
     return [s for s in out if sum(ch.isalnum() for ch in s) >= 4]
+
+
+_LABEL_END_RE = re.compile(r"[:：]\s*$")
+_STOP_RE = re.compile(r"[。．！？.!?」』)）]\s*$")
+
+
+def needs_its_next(sentence: str) -> bool:
+    """A label rather than a sentence: it ends in a colon, or is a few words with no stop (a table's row label,
+    a heading over a value); the line after it says what it announces."""
+    return bool(_LABEL_END_RE.search(sentence)) or (len(sentence) <= 24 and not _STOP_RE.search(sentence))
 
 
 def _fold(text: str) -> str:
@@ -121,6 +131,9 @@ def best_sentences(question: str, passages: list[Hit], limit: int = MAX_SENTENCE
             continue
         per_page[hit.ref] = per_page.get(hit.ref, 0) + 1
         seen.add(sentence)
+        if needs_its_next(sentence) and order + 1 < len(candidates) and candidates[order + 1][1] is hit:
+            sentence = f"{sentence} {candidates[order + 1][2]}"  # a label ("Weight", "住所は：") and its value
+            seen.add(candidates[order + 1][2])
         chosen.append((order, Sentence(mark(_cut(sentence, set(held)), set(held)), hit.ref, hit.title, hit.date,
                                        hit.url, hit.anchor, round(score, 3))))
         if len(chosen) == limit:

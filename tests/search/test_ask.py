@@ -344,3 +344,13 @@ def test_the_real_model_answers_from_the_passages_in_the_question_language_or_no
         assert result.citations and set(result.citations) <= {p.ref for p in result.passages}
     else:
         assert result.answer == NO_ANSWER and result.reason in REFUSALS
+
+
+def test_a_label_is_shown_with_the_line_it_announces():
+    from siterag.search.extractive import best_sentences
+
+    text = "Specs > Weight\nThe robot is small.\n\nWeight:\n\n98kg.\n\nIt has two wheels."
+    hit = Hit(site="r", path="specs.htm", title="Specs", date="", score=1.0, snippet="", heading="", doc_id="r/s",
+              text=text)
+    shown = [s.text for s in best_sentences("What is the weight of the robot?", [hit])]
+    assert any("**Weight**:" in s and "98kg." in s for s in shown), shown
