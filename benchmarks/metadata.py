@@ -102,8 +102,8 @@ def machine_main(args: argparse.Namespace) -> int:
     names = args.sites.split(",") if args.sites else sorted(p.name for p in SHARED_SITES.iterdir() if p.is_dir())
     examples: list[tuple[str, dict]] = []
     totals: Counter[str] = Counter()
-    print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'exact':>6} "
-          f"{'comp.':>6} {'lead':>6} {'categ.':>6} {'stem':>5} {'dist.':>5} {'enrich s':>8}  categories")
+    print(f"{'site':18} {'docs':>5} {'date':>6} {'tags3-8':>7} {'in body':>7} {'summary':>7} {'comp.':>6} "
+          f"{'exact':>6} {'lead':>6} {'categ.':>6} {'stem':>5} {'dist.':>5} {'enrich s':>8}  categories")
     with tempfile.TemporaryDirectory(prefix="siterag-meta-") as tmp:
         for name in names:
             started = time.perf_counter()
