@@ -9,8 +9,10 @@ siterag.web.archive, the links siterag.web.reader and siterag.web.rewrite."""
 from __future__ import annotations
 
 import mimetypes
+import re
 import threading
 from collections import OrderedDict
+from datetime import date
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -239,13 +241,26 @@ def timeline(request: Request) -> HTMLResponse:
     site = request.path_params["site"]
     if site not in arc.docs:
         raise HTTPException(404, "no such site")
-    month = request.query_params.get("month", "")[:7]
+    day = request.query_params.get("day", "")[:10]
+    month = day[:7] or request.query_params.get("month", "")[:7]
     docs = arc.docs[site]
     bars = archive.histogram(docs)
     peak = max((n for counts in bars.values() for n in counts), default=0)
-    return page(request, "time.html", site=site, bars=bars, peak=peak, month=month,
-                listed=archive.in_month(docs, month) if month else [],
-                undated=sum(1 for d in docs if not d.months))
+    listed = archive.in_period(docs, month) if month else []
+    days = sorted({i.date for i in listed if len(i.date) == 10})
+    return page(request, "time.html", site=site, bars=bars, peak=peak, month=month, day=day, days=days,
+                listed=[i for i in listed if i.date.startswith(day)] if day else listed,
+                undated=sum(1 for d in docs if not d.months and not d.entries))
+
+
+def this_day(request: Request) -> HTMLResponse:
+    """`/onthisday?day=MM-DD` (default: today): the entries and pages of every site and year dated that day."""
+    arc: Archive = request.app.state.archive
+    wanted = request.query_params.get("day", "") or date.today().strftime("%m-%d")
+    if not re.fullmatch(r"\d\d-\d\d", wanted):
+        raise HTTPException(404, "no such day")
+    everything = [d for docs in arc.docs.values() for d in docs]
+    return page(request, "onthisday.html", day=wanted, listed=archive.on_this_day(everything, wanted))
 
 
 SORTS = {"date": lambda d: (d.date or "9999", d.path), "title": lambda d: (d.title.casefold(), d.path),
@@ -301,6 +316,7 @@ def create_app(arc: Archive) -> Starlette:
         Route("/original/{site}/{path:path}", original, methods=get),
         Route("/raw/{site}/{path:path}", raw, methods=get),
         Route("/time/{site}", timeline, methods=get),
+        Route("/onthisday", this_day, methods=get),
         Route("/site/{site}", site_pages, methods=get),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], exception_handlers={HTTPException: not_found})

@@ -3,12 +3,22 @@ year/month histogram, previous/next by date, title suggestions. Pure functions o
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from siterag.enrich.corpus import read_doc
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A dated diary entry of a document: its heading ends in `{#YYYY-MM-DD}` (siterag.enrich.dates)."""
+
+    date: str  # YYYY-MM-DD
+    title: str  # the heading's text
+    anchor: str  # `2003-06-29`, `2003-06-29-2` for the day's second entry
 
 
 @dataclass(frozen=True)
@@ -27,11 +37,20 @@ class Doc:
     url: str = ""
     captured_at: str = ""
     key: str = field(default="", compare=False)  # the title folded for suggestions
+    entries: tuple[Entry, ...] = field(default=(), compare=False)
 
     @property
     def months(self) -> set[str]:
         """The months (YYYY-MM) the document is dated in: its date's and its last modification's."""
         return {d[:7] for d in (self.date, self.lastmod) if len(d) >= 7}
+
+
+_ENTRY_RE = re.compile(r"^#{1,6} +(.*?) *\{#((\d{4}-\d\d-\d\d)(?:-\d+)?)\} *$", re.MULTILINE)
+
+
+def entries_of(body: str) -> tuple[Entry, ...]:
+    """The dated entry headings of a corpus body (`## 2003.6.29(日) {#2003-06-29}`)."""
+    return tuple(Entry(m.group(3), m.group(1), m.group(2)) for m in _ENTRY_RE.finditer(body))
 
 
 def fold(text: str) -> str:
@@ -61,7 +80,8 @@ def load_site(corpus: Path, site: str) -> list[Doc]:
         docs.append(Doc(site=site, rel=rel, path=_text(fm.get("path")) or rel, title=title,
                         date=_text(fm.get("date")), lastmod=_text(fm.get("lastmod"))[:10],
                         category=_text(fm.get("category")), tags=tags, summary=_text(fm.get("summary")),
-                        url=_text(fm.get("url")), captured_at=_text(fm.get("captured_at")), key=fold(title)))
+                        url=_text(fm.get("url")), captured_at=_text(fm.get("captured_at")), key=fold(title),
+                        entries=entries_of(parsed[1])))
     return docs
 
 
@@ -95,12 +115,34 @@ def matches(doc: Doc, site: str = "", year: str = "", month: str = "", category:
 
 # ---- time --------------------------------------------------------------------------------------------------
 
-def histogram(docs: list[Doc]) -> dict[str, list[int]]:
-    """Year → 12 monthly counts of the documents dated (date or lastmod) in each month; a document counts once
-    per month. Years in order, with the empty years between the first and the last."""
-    counts: Counter[str] = Counter()
+@dataclass(frozen=True)
+class Dated:
+    """One thing with a day or month to show on the time pages: a diary entry, or a page without entries."""
+
+    date: str
+    title: str
+    doc: Doc
+    anchor: str = ""  # an entry's: the reader opens at it
+
+
+def dated_items(docs: list[Doc]) -> list[Dated]:
+    """Every diary entry of the documents, and each document without entries by its date (and lastmod's month)."""
+    items = []
     for doc in docs:
-        counts.update(doc.months)
+        if doc.entries:
+            items += [Dated(e.date, e.title, doc, e.anchor) for e in doc.entries]
+            continue
+        items += [Dated(doc.date, doc.title, doc)] if doc.date else []
+        if doc.lastmod and doc.lastmod[:7] != doc.date[:7]:
+            items.append(Dated(doc.lastmod, f"{doc.title} (updated)", doc))
+    return items
+
+
+def histogram(docs: list[Doc]) -> dict[str, list[int]]:
+    """Year → 12 monthly counts of the entries and pages dated in each month (dated_items): a diary page counts
+    each of its entries; another page counts in its date's month and its last update's. Years in order, with the
+    empty years between the first and the last."""
+    counts: Counter[str] = Counter(item.date[:7] for item in dated_items(docs) if len(item.date) >= 7)
     if not counts:
         return {}
     years = [int(m[:4]) for m in counts]
@@ -108,9 +150,16 @@ def histogram(docs: list[Doc]) -> dict[str, list[int]]:
                                                                                        max(years) + 1)}
 
 
-def in_month(docs: list[Doc], month: str) -> list[Doc]:
-    """The documents dated (date or lastmod) in a month YYYY-MM, by date."""
-    return sorted((d for d in docs if month in d.months), key=lambda d: (d.date, d.path))
+def in_period(docs: list[Doc], period: str) -> list[Dated]:
+    """The entries and pages dated in a month (YYYY-MM) or on a day (YYYY-MM-DD), by date."""
+    return sorted((i for i in dated_items(docs) if i.date.startswith(period)),
+                  key=lambda i: (i.date, i.doc.path, i.anchor))
+
+
+def on_this_day(docs: list[Doc], month_day: str) -> list[Dated]:
+    """The entries and pages of every year dated on a day of the year (MM-DD), oldest first."""
+    return sorted((i for i in dated_items(docs) if len(i.date) == 10 and i.date[5:] == month_day),
+                  key=lambda i: (i.date, i.doc.site, i.doc.path, i.anchor))
 
 
 def neighbours(docs: list[Doc], doc: Doc) -> tuple[Doc | None, Doc | None]:

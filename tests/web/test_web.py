@@ -110,7 +110,22 @@ def test_the_histogram_counts_date_and_lastmod_months_and_fills_empty_years():
     bars = archive.histogram(DOCS)
     assert list(bars) == ["2003", "2004"]  # "2001" (a year only) has no month
     assert bars["2003"][4] == 1 and bars["2003"][5] == 1 and bars["2004"][0] == 1
-    assert [d.path for d in archive.in_month(DOCS, "2004-01")] == ["y.html"]
+    assert [i.doc.path for i in archive.in_period(DOCS, "2004-01")] == ["y.html"]
+
+
+def test_diary_entries_count_in_the_histogram_drill_down_to_the_day_and_recur_on_this_day():
+    entries = archive.entries_of("# 日記\n\n## 6月29日(日) {#2003-06-29}\n\n晴れ\n\n## 6月29日 夜 {#2003-06-29-2}\n\n"
+                                 "### 7月1日 {#2003-07-01}\n\n## 目次\n")
+    assert [(e.date, e.title, e.anchor) for e in entries] == [
+        ("2003-06-29", "6月29日(日)", "2003-06-29"), ("2003-06-29", "6月29日 夜", "2003-06-29-2"),
+        ("2003-07-01", "7月1日", "2003-07-01")]
+    diary = Doc("a", "d.md", "d.html", "日記", "2003-06-29", "2003-07-01", entries=entries)
+    other = Doc("a", "o.md", "o.html", "六月の写真", "2004-06-29")
+    bars = archive.histogram([diary, other])
+    assert bars["2003"][5] == 2 and bars["2003"][6] == 1 and bars["2004"][5] == 1  # entries, not the page twice
+    assert [i.anchor for i in archive.in_period([diary, other], "2003-06-29")] == ["2003-06-29", "2003-06-29-2"]
+    assert [(i.date, i.title) for i in archive.on_this_day([diary, other], "06-29")] == [
+        ("2003-06-29", "6月29日(日)"), ("2003-06-29", "6月29日 夜"), ("2004-06-29", "六月の写真")]
 
 
 def test_previous_and_next_by_date_within_the_site():
@@ -219,7 +234,12 @@ def test_browsing_and_searching_without_an_index(client):
     assert "no index" in client.get("/search?q=お茶").text  # told on the page, not a crash
     found = client.get("/api/suggest?q=日").json()
     assert found[0]["text"] == "日記" and found[0]["href"] == "/read/s/diary/2003.html"
-    assert "2003-06" in client.get("/time/s").text and "日記" in client.get("/time/s?month=2003-07").text
+    assert "2003-06" in client.get("/time/s").text and "6月29日" in client.get("/time/s?month=2003-06").text
+    day = client.get("/time/s?day=2003-06-29").text
+    assert 'href="/read/s/diary/2003.html#2003-06-29"' in day and "6月29日" in day  # the reader opens at the entry
+    on = client.get("/onthisday?day=06-29").text
+    assert "2003-06-29" in on and "/read/s/diary/2003.html#2003-06-29" in on
+    assert client.get("/onthisday?day=6-29").status_code == 404
 
 
 def test_there_is_no_write_route(client):
