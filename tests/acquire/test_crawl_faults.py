@@ -169,7 +169,9 @@ def test_saves_follow_redirects_and_retries_in_the_log(tmp_path):
     log = (f"--2026-01-01 00:00:00--  http://h/a.html\nHTTP request sent, awaiting response... 302 Found\n"
            f"Location: http://x/b.html [following]\n--2026-01-01 00:00:00--  http://x/b.html\n"
            f"--2026-01-01 00:00:01--  (try: 2)  http://x/b.html\nSaving to: ‘{tmp_path}/a.html’\n"
-           f"--2026-01-01 00:00:02--  http://h/c.html\nSaving to: ‘{tmp_path}/c.html’\n")
+           f"2026-01-01 00:00:01 (1 MB/s) - ‘{tmp_path}/a.html’ saved [7/7]\n"
+           f"--2026-01-01 00:00:02--  http://h/c.html\nSaving to: ‘{tmp_path}/c.html’\n"
+           f"2026-01-01 00:00:02 (1 MB/s) - ‘{tmp_path}/c.html’ saved [4/4]\n")
     saves = parse_saves(log, tmp_path)
     assert [(s.asked, s.got, s.rel) for s in saves] == [("http://h/a.html", "http://x/b.html", "a.html"),
                                                          ("http://h/c.html", "http://h/c.html", "c.html")]
