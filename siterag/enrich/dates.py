@@ -854,9 +854,16 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
             break
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
         found = parse_date_line(text, order) or _trailing_date(text, order)
-        if found and found.date:
+        if found and found.date and not _EVENT_RE.match(found.rest):
             return found.date
     return stamp_date(all_lines, order)
+
+
+# A date followed by what happened on it is the date of something the page talks about (a record's release, a
+# birth, a broadcast), not the page's own: `1995年6月21日発売 ＶＨＳ`, `March 3, 1998 release`.
+_EVENT_RE = re.compile(r"^(?:に|の)?(?:発売|発行|刊行|公開|放送|放映|上映|初演|生まれ|生|誕生|没|逝去|死去|創刊|"
+                       r"創業|設立|リリース)|^(?:release[sd]?|born|died|published|premiered|aired|founded)\b",
+                       re.IGNORECASE)
 
 
 # Where a date may start at the end of a line: after a space or an opening bracket.

@@ -712,3 +712,13 @@ def test_a_lone_old_date_heading_with_its_own_weekday_is_an_entry():
 
     [chunk] = chunk_markdown(found.markdown, doc_date=found.date)
     assert (chunk.heading, chunk.date, chunk.anchor) == ("1963 > A topic", "1963-03-05", "1963-03-05")
+
+
+def test_a_date_of_what_the_page_talks_about_does_not_date_the_page():
+    """Issue 24: a review was dated by the release of the video it reviews (`1995年6月21日発売 ＶＨＳ・ＬＤ`)."""
+    from siterag.enrich.dates import content_date
+
+    assert content_date("# レビュー\n\n1995年6月21日発売 ＶＨＳ・ＬＤ\n\n良い作品だった。") is None
+    assert content_date("# Album\n\nMarch 3, 1998 release on CD\n\nNotes.") is None
+    assert content_date("# 人物\n\n1965年3月12日生まれ、京都市出身。") is None
+    assert content_date("# 日記\n\n1995年6月21日 晴れ\n\n良い日だった。") == "1995-06-21"  # the page's own day
