@@ -77,8 +77,12 @@ def opening_lines(markdown: str, count: int = 3) -> list[str]:
 
 
 def _plain(line: str) -> str:
-    """A Markdown line's text: no images, link labels only, no marks."""
-    return " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line.lstrip("#"))).split())
+    """A Markdown line's text: no images, link labels only, no marks, no heading anchor (`{#2003-06-29}`)."""
+    line = _ANCHOR_END_RE.sub("", line.lstrip("#"))
+    return " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line)).split())
+
+
+_ANCHOR_END_RE = re.compile(r"\s*\{#[^\s{}]*\}\s*$")
 
 
 def _date_only(line: str) -> bool:

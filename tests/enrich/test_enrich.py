@@ -494,3 +494,11 @@ def test_a_title_copied_with_the_page_gives_way_where_the_text_does_not_bear_it_
     assert after["hokkaido.md"][0]["page_title"] == "自然紀行 九州 屋久島 夏"
     assert after["yakushima.md"][0]["title"] == "自然紀行 九州 屋久島 夏"
     assert after["home-j.md"][0]["title"] == after["home-e.md"][0]["title"] == "Home Page of Satoshi KOIZUMI"
+
+
+def test_a_title_taken_from_an_entry_heading_leaves_its_anchor_out():
+    """The judged corpus had 61 leftyuncle titles such as `2013-03-03 Show New PCパーツ選抜 {#2013-03-03}`."""
+    from siterag.enrich.metadata import own_title
+
+    md = "## 2013-02-22 WindowsのSMBについての問題 {#2013-02-22}\n\n復職先の部署が決まらないまま待機しています。\n"
+    assert own_title("ブログ", md, {"ブログ"}, set()) == "2013-02-22 WindowsのSMBについての問題"
