@@ -88,6 +88,16 @@ def japanese_score(text: str, sample: int = 20000) -> float:
     return (len(chars) - len(chars.translate(_jis_table()))) / len(chars)
 
 
+_KANA_RE = re.compile(r"[\u3041-\u3096\u30a1-\u30fa]")
+
+
+def _has_kana(text: str) -> bool:
+    """Japanese prose holds kana; a page whose few high bytes only happen to pair into kanji (an English page's
+    cp1252 quotes and dashes read as Shift_JIS: `God\x92s` as `God壮`) holds none. Then its declared Latin
+    charset is believed."""
+    return len(_KANA_RE.findall(text)) >= 2
+
+
 def _strict(data: bytes, codec: str) -> str | None:
     try:
         return data.decode(codec)
@@ -139,7 +149,8 @@ def detect_encoding(data: bytes, http_charset: str | None = None) -> Detection:
         # A hint counts only when it decodes cleanly and is not clearly worse than the best Japanese guess.
         if hint in scored and scored[hint] >= scored[best] - 0.02:
             return Detection(hint, "declared", declared)
-    if best is not None and scored[best] >= 0.8:
+    if best is not None and scored[best] >= 0.8 and (_has_kana(_strict(data, best) or "") or not any(
+            h not in _JAPANESE and _strict(data, h) is not None for h in hints)):
         return Detection(best, "japanese", declared)
     for hint in hints:
         if hint not in _JAPANESE and _strict(data, hint) is not None:

@@ -71,3 +71,16 @@ def test_shared_crest_site_encodings_match_the_byte_census(shared_sites):
     assert counts["cp932"] == 175
     assert counts["euc_jp"] == 43
     assert counts["iso2022_jp_ext"] == 16
+
+
+def test_a_latin_page_whose_quotes_pair_into_kanji_keeps_its_declared_charset():
+    """An English page declaring ISO-8859-1 whose cp1252 quotes happen to be valid Shift_JIS (`God\\x92s` read as
+    `God壮s`) is Latin: Japanese text holds kana. A Japanese page that declares a Latin charset is still Japanese."""
+    from siterag.normalize.encoding import detect_encoding
+
+    english = (b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head><body>'
+               b"<h1>How You Can Receive God\x92s Power</h1><p>It\x92s Christ\x92s love.</p></body></html>")
+    assert detect_encoding(english).encoding == "cp1252"
+    japanese = ('<html><head><meta charset="iso-8859-1"></head><body><p>お茶の産地は静岡県です。</p></body></html>'
+                ).encode("cp932")
+    assert detect_encoding(japanese).encoding == "cp932"
