@@ -596,7 +596,9 @@ def composed_summary(body: str, title: str, lead: str = "") -> str:
     if len(entries) >= 2:
         dates = sorted(d for _, d, _ in entries)
         titled = [t for t, _, _ in entries if sum(map(str.isalpha, t)) >= 2]
-        shown = f": {_quoted(titled, ja)}" if len(titled) * 2 >= len(entries) else ""
+        if len(titled) * 2 < len(entries):  # headings that are dates only: the topics under them, if any
+            titled = _topics(body, name)
+        shown = f": {_quoted(titled, ja)}" if titled else ""
         if ja:
             return f"日記: {len(entries)}件、{dates[0]}〜{dates[-1]}{shown}"
         return f"Diary: {len(entries)} entries, {dates[0]} to {dates[-1]}{shown}."
@@ -630,6 +632,22 @@ def composed_summary(body: str, title: str, lead: str = "") -> str:
             return f"{label}短い行 {len(short)} 行（詩・歌詞など）、「{_clip(short[0])}」で始まる。"
         return f"{label}{len(short)} short lines (verse or lyrics), beginning '{_clip(short[0])}'."
     return ""
+
+
+_HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+
+
+def _topics(body: str, title: str) -> list[str]:
+    """The headings of a diary page that are not its entries' date headings nor its title: the topics the
+    author set under some days (`## Death of my mother` under `### TUESDAY 13th MAY 1997`)."""
+    out = []
+    for heading in _HEADING_LINE_RE.findall(body):
+        text = _MARKS_RE.sub("", heading).strip()
+        if "{#" in text or squeezed(text) == squeezed(title) or sum(map(str.isalpha, text)) < 3:
+            continue
+        if text not in out:
+            out.append(text)
+    return out
 
 
 def _lead_from_structure(lead: str, st: dict) -> bool:

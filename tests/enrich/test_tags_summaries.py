@@ -105,3 +105,15 @@ def test_diary_page_summary_counts_its_entries_and_dates_and_prose_keeps_its_lea
     assert composed_summary(DIARY, "1952 March") == "Diary: 3 entries, 1952-03-01 to 1952-03-31."
     prose = "盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n"
     assert composed_summary(prose, "盆栽", "盆栽の松は春に芽を摘みます。") == ""
+
+
+def test_a_diary_of_date_headings_is_summarised_with_the_topics_under_them():
+    """Judged corpus: every brianwilliams diary summary was only `Diary: N entries, A to B.`, leaving out the
+    topics the author set under some days."""
+    from siterag.enrich.enrich import composed_summary
+
+    body = ("# 1997\n\n### TUESDAY 13th MAY 1997 {#1997-05-13}\n\n## Death of my mother\n\nMam died at 1.30am.\n\n"
+            "### WEDNESDAY 14th MAY {#1997-05-14}\n\nA quiet day.\n\n### FRIDAY 16th MAY {#1997-05-16}\n\n"
+            "## Urticaria\n\nItchy all day.\n")
+    assert composed_summary(body, "1997") == \
+        "Diary: 3 entries, 1997-05-13 to 1997-05-16: Death of my mother / Urticaria."
