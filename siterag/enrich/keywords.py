@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -371,6 +372,10 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     return [(s, sc) for s, sc, _ in scored]
 
 
+def _width_fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS, own_text: str | None = None,
               subject: list[str] = ()) -> list[str]:
     """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
@@ -382,8 +387,8 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS,
     for term, _ in scored:
         if len(tags) >= limit:
             break
-        folded = term.casefold()
-        if term not in body or term not in own or any(folded in t.casefold() or t.casefold() in folded
+        folded = _width_fold(term)  # `LTE` and `ＬＴＥ` are one tag
+        if term not in body or term not in own or any(folded in _width_fold(t) or _width_fold(t) in folded
                                                         for t in tags):
             continue
         tags.append(term)

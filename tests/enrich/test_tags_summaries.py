@@ -117,3 +117,9 @@ def test_a_diary_of_date_headings_is_summarised_with_the_topics_under_them():
             "## Urticaria\n\nItchy all day.\n")
     assert composed_summary(body, "1997") == \
         "Diary: 3 entries, 1997-05-13 to 1997-05-16: Death of my mother / Urticaria."
+
+
+def test_a_term_in_full_width_and_half_width_letters_is_one_tag():
+    from siterag.enrich.keywords import pick_tags
+
+    assert pick_tags([("LTE", 3.0), ("ＬＴＥ", 2.0), ("回線", 1.0)], "LTE と ＬＴＥ の回線") == ["LTE", "回線"]
