@@ -186,8 +186,11 @@ def _run_sites(cfg, names: list[str], config: str, site_flow, ctrl_c: _CtrlC) ->
         print("   seconds: " + ", ".join(f"{stage} {value:g}" for stage, value in secs.items()))
         for warning in report.get("mirror_warnings", []) + idx.get("warnings", []):
             print(f"   warning: {printable(warning)}")  # they quote page names
-        results[name] = (f"failed: {report['failed']} pages could not be processed (see "
-                         f"{cfg.data_dir / 'logs' / name / 'error.log'})" if report["failed"] else "ok")
+        unfetched = sum("(not archived: no earlier copy)" in w for w in report.get("mirror_warnings", []))
+        log = cfg.data_dir / "logs" / name / "error.log"
+        results[name] = (f"failed: {report['failed']} pages could not be processed (see {log})" if report["failed"]
+                         else f"failed: pages answered with a server error and have no earlier copy (see {log})"
+                         if unfetched else "ok")
     if len(names) > 1:
         print("== summary")
         for name, result in results.items():

@@ -227,3 +227,34 @@ def test_a_start_url_in_a_redirect_loop_is_one_warning(tmp_path):
     said = [w for w in result.warnings if w.startswith(f"start URL {base}/a ")]
     assert said and "redirect loop" in said[0], result.warnings
     assert not any(w.startswith(f"start URL {base}/index.html") for w in result.warnings)
+
+
+@pytest.mark.bad_input
+def test_a_page_that_answers_500_on_the_first_run_makes_the_run_exit_1(tmp_path):
+    """Issue 28: 500s gave exit 0. A page that could not be fetched and has no earlier copy is a page that
+    failed: the run says so and exits 1 (a page gone, 404, is not a failure)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.fake_servers import FlakySite
+
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "index.html").write_text('<html><body><p>The top page of a small site, with its own words.</p>'
+                                    '<a href="a.html">a</a></body></html>', encoding="utf-8")
+    (www / "a.html").write_text("<html><body><p>A page the server fails to give.</p></body></html>",
+                                encoding="utf-8")
+    site = FlakySite(www)
+    site.status["a.html"] = 500
+    try:
+        cfg = write_config(tmp_path, f'[defaults]\ndata_dir = "data"\n[[site]]\nname = "s"\n'
+                                     f'start_urls = ["{site.url}/index.html"]\n')
+        done = subprocess.run([sys.executable, "-m", "siterag.cli", "--config", str(cfg), "run"], cwd=tmp_path,
+                              env={**os.environ, "PREFECT_HOME": str(tmp_path / "ph"), "PYTHONPATH": str(ROOT)},
+                              capture_output=True, text=True, timeout=600)
+    finally:
+        site.stop()
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "a.html (not archived: no earlier copy)" in done.stdout
