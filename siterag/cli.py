@@ -352,7 +352,7 @@ def _problem_kind(line: str) -> str:
 def cmd_status(args: argparse.Namespace) -> int:
     from siterag.acquire.mirror import shown_path
     from siterag.config import load_config
-    from siterag.index.index import site_counts
+    from siterag.index.index import VECTOR_INDEX_MIN_ROWS, site_counts, vector_index_states
     from siterag.prefect_status import last_runs
 
     cfg = load_config(args.config)
@@ -387,6 +387,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         name = printable(name)
         print(f"{name:24} {'not in the config':25} {'-':10} {docs:>6} {chunks:>7} "
               f"remove its rows with `siterag forget {name}`")
+    for state in vector_index_states(cfg.store):  # searched exactly below the threshold, through an ANN index above
+        how = (f"ANN index ({state.unindexed} rows added since, searched exactly until the next run folds them in)"
+               if state.indexed else
+               f"no ANN index (flat, exact search; one is built at {VECTOR_INDEX_MIN_ROWS:,} rows)")
+        print(f"index {state.table}: {state.rows:,} rows, {how}")
     if not runs:
         print("(state: the flow run's state needs a Prefect server: set PREFECT_API_URL, see docs/operations.md)")
     return 0

@@ -515,6 +515,36 @@ def ensure_vector_index(table: lancedb.table.Table, min_rows: int | None = None)
     return "created"
 
 
+@dataclass(frozen=True)
+class VectorIndexState:
+    """What `status` says of a table's vectors: how many rows, and whether an ANN index serves them."""
+
+    table: str
+    rows: int
+    indexed: bool
+    unindexed: int  # rows added since the index was last built or updated (searched flat, exactly)
+
+
+def vector_index_states(where: str | Path | IndexStore) -> list[VectorIndexState]:
+    """Per table of the index, its rows and its ANN index (VECTOR_INDEX_MIN_ROWS rows or more get one)."""
+    store = IndexStore.at(where)
+    if not store.exists():
+        return []
+    out = []
+    with lance_errors(store, "read"):
+        db = store.connect()
+        names = table_names(db)
+        for name in (DOCS, CHUNKS):
+            if name not in names:
+                continue
+            table = db.open_table(name)
+            index = next((cfg.name for cfg in table.list_indices() if "vector" in cfg.columns), None)
+            stats = table.index_stats(index) if index else None
+            out.append(VectorIndexState(name, table.count_rows(), index is not None,
+                                        int(getattr(stats, "num_unindexed_rows", 0) or 0)))
+    return out
+
+
 def site_counts(where: str | Path | IndexStore) -> dict[str, tuple[int, int]]:
     """site -> (documents, chunks) in the index."""
     store = IndexStore.at(where)

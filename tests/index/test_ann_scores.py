@@ -66,3 +66,11 @@ def test_ann_candidates_carry_exact_cosine_similarities(ann_index):
         assert got.vec_rank[:10] == want.vec_rank[:10], query
         for key in want.vec_rank[:10]:
             assert got.cos[key] == pytest.approx(want.cos[key], abs=1e-4), query
+
+
+def test_status_says_which_tables_have_an_ann_index(ann_index):
+    from siterag.index.index import vector_index_states
+
+    states = {s.table: s for s in vector_index_states(ann_index / "lancedb")}
+    assert states["chunks"].indexed and states["chunks"].rows >= 200 and states["chunks"].unindexed == 0
+    assert not states["documents"].indexed and states["documents"].rows == len(SUBJECTS) * len(FACTS)
