@@ -51,10 +51,14 @@ def content_hash(data: bytes | str) -> str:
 def fallback_metadata(title: str, markdown: str) -> dict:
     """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
-    first_heading = next((line.lstrip("# ").strip() for line in markdown.splitlines()
-                          if line.startswith("#")), "")
-    return {"title": (title or first_heading or first_line(markdown) or "untitled")[:120], "category": "",
-            "tags": [], "summary": ""}
+    first_heading = next((_plain(line) for line in markdown.splitlines() if line.startswith("#")), "")
+    named = next((t for t in (title, first_heading, first_line(markdown)) if _names_something(t)), "untitled")
+    return {"title": named[:120], "category": "", "tags": [], "summary": ""}
+
+
+def _names_something(title: str | None) -> bool:
+    """A title holds two letters at least: a stray `7` or `-` beside a button names no page."""
+    return bool(title) and sum(ch.isalpha() for ch in title) >= 2
 
 
 # Images first: a linked image is `[![](a.gif "t")](b.html)`.
@@ -67,7 +71,7 @@ TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 def first_line(markdown: str) -> str:
     """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
     `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one; else ''."""
-    lines = opening_lines(markdown, 1)
+    lines = [line for line in opening_lines(markdown, 3) if _names_something(line)][:1]
     return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS else ""
 
 

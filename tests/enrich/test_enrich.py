@@ -502,3 +502,12 @@ def test_a_title_taken_from_an_entry_heading_leaves_its_anchor_out():
 
     md = "## 2013-02-22 WindowsのSMBについての問題 {#2013-02-22}\n\n復職先の部署が決まらないまま待機しています。\n"
     assert own_title("ブログ", md, {"ブログ"}, set()) == "2013-02-22 WindowsのSMBについての問題"
+
+
+def test_a_stray_digit_or_an_anchor_is_no_title():
+    """Judged corpus: an hrtaj page was titled `7` (a digit beside a button)."""
+    from siterag.enrich.metadata import fallback_metadata
+
+    assert fallback_metadata("7", "7\n\nパソコン教室のご案内\n\n本文です。")["title"] == "パソコン教室のご案内"
+    dated = fallback_metadata("", "## 2013-02-22 WindowsのSMB {#2013-02-22}\n\n本文")
+    assert dated["title"] == "2013-02-22 WindowsのSMB"
