@@ -18,6 +18,7 @@ import pytest
 from siterag.acquire.mirror import mirror_site, parse_saves
 from siterag.config import load_config
 from siterag.layout import SiteLayout
+from tests.acquire.test_refresh import crawl
 from tests.conftest import write_config
 
 pytestmark = pytest.mark.skipif(shutil.which("wget") is None, reason="wget is not installed")
@@ -65,13 +66,6 @@ def host(tmp_path: Path):
     yield f"http://127.0.0.1:{server.server_address[1]}", faults
     server.shutdown()
     server.server_close()
-
-
-def crawl(tmp_path: Path, url: str):  # noqa: ANN201
-    cfg = load_config(write_config(tmp_path, f'[defaults]\ndata_dir = "data"\n[[site]]\nname = "s"\n'
-                                               f'start_urls = ["{url}/index.html"]\n'))
-    layout = SiteLayout(cfg.data_dir, "s")
-    return mirror_site(cfg.sites[0], layout.mirror, layout.logs), layout
 
 
 @pytest.mark.bad_input

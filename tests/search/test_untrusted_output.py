@@ -198,17 +198,22 @@ def test_a_folder_made_first_by_another_user_is_refused(tmp_path, monkeypatch):
 
 # -- bug 7: a hung or busy worker ----------------------------------------------------------------------------------
 
+def _daemon_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, idle: str) -> dict:
+    """An environment whose search workers live in this test's own private runtime folder."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run_dir))
+    return {**os.environ, "SITERAG_SEARCH_DAEMON": "on", "XDG_RUNTIME_DIR": str(run_dir),
+            "SITERAG_SEARCH_DAEMON_IDLE": idle}
+
+
 def _store(cfg: Path) -> dict:
     return {"uri": str(cfg.parent / "data" / "lancedb"), "options": ()}
 
 
 @pytest.mark.bad_input
 def test_a_worker_that_never_answers_costs_about_a_second(hostile, tmp_path, monkeypatch):
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run_dir))
-    env = {**os.environ, "SITERAG_SEARCH_DAEMON": "on", "XDG_RUNTIME_DIR": str(run_dir),
-           "SITERAG_SEARCH_DAEMON_IDLE": "30"}
+    env = _daemon_env(tmp_path, monkeypatch, "30")
     path = daemon.socket_path(_store(hostile))
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as hung:
         hung.bind(str(path))
@@ -254,11 +259,7 @@ def _worker_pid(path: Path) -> int:
 
 @pytest.mark.bad_input
 def test_a_stopped_worker_costs_about_a_second_and_is_replaced(hostile, tmp_path, monkeypatch):
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run_dir))
-    env = {**os.environ, "SITERAG_SEARCH_DAEMON": "on", "XDG_RUNTIME_DIR": str(run_dir),
-           "SITERAG_SEARCH_DAEMON_IDLE": "60"}
+    env = _daemon_env(tmp_path, monkeypatch, "60")
     path = daemon.socket_path(_store(hostile))
     assert siterag("--config", str(hostile), "search", "robot", env=env).returncode == 0
     request = {"op": "sites", "store": _store(hostile), "embedder": "use-multilingual-v3"}
