@@ -126,9 +126,9 @@ def test_atomic_write_leftovers_of_a_dead_process_are_swept_and_never_read(tmp_p
     atomic_write(corpus / "a.md", "---\ntitle: a\n---\nbody\n")
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    half = corpus / f".tmp-{dead.pid}-x1y2.md"
+    half = corpus / f".tmp-{dead.pid}-x1y2.siterag-tmp"
     half.write_text("---\ntitle: half")  # what a kill -9 between write and rename leaves
-    mine = corpus / f".tmp-{os.getpid()}-live.md"  # a live writer's file: not ours to delete
+    mine = corpus / f".tmp-{os.getpid()}-live.siterag-tmp"  # a live writer's file: not ours to delete
     mine.write_text("---\ntitle: writing")
     layout = SiteLayout(tmp_path / "data", "s")
     assert [rel for rel, _, _ in corpus_docs(layout)] == ["a.md"]  # half-written files are never documents

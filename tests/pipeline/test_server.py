@@ -301,7 +301,7 @@ def test_status_shows_each_sites_last_run_state_from_the_server(served_runs, pre
         error_log = served_runs["config"].parent / "data" / "logs" / name / "error.log"
         problems = [line for line in error_log.read_text(encoding="utf-8").splitlines() if line.startswith("[!]")]
         assert fields[5] == str(len(problems))  # open problems ("[i]" lines are notes)
-        assert "short 4" in lines[name]  # the example pages are all under 500 characters
+        assert "short pages 4" in lines[name]  # the example pages are all under 500 characters
 
 
 def test_prefect_yaml_matches_the_example_config():
