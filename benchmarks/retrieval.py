@@ -31,6 +31,12 @@ and query latency at the corpus size and at 100k chunks.
    (query_dates, date_weight 0.05 / 0.1 / 0.2) and without (0, no dated candidates).
 
     .venv/bin/python benchmarks/retrieval.py --dates
+7. Cross-language (--cross): the questions whose language differs from every answering page's (an English
+   question answered only by Japanese pages, or the reverse; a page's language is page_language of its indexed
+   passages), recall@5 / MRR with bootstrap noise for hybrid, vector and full text, next to all questions; with
+   --variants also the cross-language ideas (CROSS_VARIANTS) and their paired difference to hybrid.
+
+    .venv/bin/python benchmarks/retrieval.py --cross --variants
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import siterag.index.index as index_module  # noqa: E402
+from siterag.enrich.metadata import page_language  # noqa: E402
 from siterag.index.embed_cache import cached_embedder  # noqa: E402
 from siterag.index.embedding import get_embedder  # noqa: E402
 from siterag.index.index import (  # noqa: E402
@@ -161,7 +168,7 @@ def evaluate(searcher: Searcher, questions: list[dict], runs: dict[str, dict]) -
                 key = (q["id"], mode, depth)
                 if key not in cache:
                     cache[key] = searcher.candidates(q["q"], None, depth, mode, vectors[q["id"]])
-                options = {k: v for k, v in run.items() if k in ("alpha", "doc_weight", "fusion")}
+                options = {k: v for k, v in run.items() if k in ("alpha", "doc_weight", "fusion", "cross_weight")}
                 group = run.get("group", True)
                 hits = fuse(cache[key], q["q"], 10 if group else 30, group, mode=mode, searcher=searcher, **options)
                 refs = [h.ref for h in hits]
@@ -413,6 +420,46 @@ def measure_dates(growth_dir: Path, questions: list[dict], boot: int) -> None:
               f"{phit5.mean():.3f} | {prr.mean():.3f} | {misses} |", flush=True)
 
 
+CROSS_VARIANTS = {f"hybrid, cross-script cosine {w}": {"cross_weight": w}
+                  for w in ((0.0, 0.0), (0.0, 1.0), (0.5, 0.5), (1.0, 1.0))}
+
+
+def page_languages(searcher: Searcher) -> dict[str, str]:
+    """'site/path' -> 'ja' or 'en': page_language of the page's indexed passages together."""
+    texts: dict[str, list[str]] = {}
+    for row in searcher.chunks.search().select(["site", "path", "text"]).limit(None).to_arrow().to_pylist():
+        texts.setdefault(f"{row['site']}/{row['path']}", []).append(row["text"])
+    return {ref: "ja" if page_language("\n".join(t)) == "ja" else "en" for ref, t in texts.items()}
+
+
+def cross_language(questions: list[dict], languages: dict[str, str]) -> list[dict]:
+    """The answerable questions none of whose answering pages is in the question's language."""
+    return [q for q in questions if q["relevant"] and all(languages.get(r) != q["lang"] for r in q["relevant"])]
+
+
+def measure_cross(searcher: Searcher, questions: list[dict], variants: bool, boot: int) -> None:
+    """The cross-language table (module docstring, 7.)."""
+    cross = cross_language(questions, page_languages(searcher))
+    answerable = [q for q in questions if q["relevant"]]
+    print(f"\n{len(cross)} cross-language questions ({sum(q['lang'] == 'en' for q in cross)} English over Japanese "
+          f"pages, {sum(q['lang'] == 'ja' for q in cross)} Japanese over English) of {len(answerable)}; "
+          f"bootstrap {boot} resamples")
+    runs = RUNS | (CROSS_VARIANTS if variants else {})
+    print("\n| questions | mode | recall@5 ± sd | MRR ± sd | Δ MRR vs hybrid [95% CI] | misses (rank) |\n"
+          "|---|---|---|---|---|---|")
+    for label, subset in (("cross-language", cross), ("all answerable", answerable)):
+        results = evaluate(searcher, subset, runs)
+        base = question_scores(results["hybrid"]["ranks"])
+        for name, r in results.items():
+            hit5, rr = question_scores(r["ranks"])
+            sd5, _ = bootstrap(hit5, None, boot)
+            sdr, ci = bootstrap(rr, None if name in RUNS else base[1], boot)
+            delta = "—" if ci is None else f"{rr.mean() - base[1].mean():+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+            misses = " ".join(r["misses"]) if label == "cross-language" else f"{len(r['misses'])} misses"
+            print(f"| {label} | {name} | {hit5.mean():.3f} ± {sd5:.3f} | {rr.mean():.3f} ± {sdr:.3f} | {delta} | "
+                  f"{misses} |", flush=True)
+
+
 def calibration(searcher: Searcher, questions: list[dict]) -> None:
     """Best passage similarity / BM25 for answerable vs. negative questions (for ask's retrieval gate)."""
     rows = {"answerable": [], "negative": []}
@@ -459,6 +506,7 @@ def main() -> None:
                    help="growth: give the all-sites index its ANN index from this many chunks")
     p.add_argument("--boot", type=int, default=2000, help="bootstrap resamples")
     p.add_argument("--dates", action="store_true", help="only the date-question table (over --growth-dir)")
+    p.add_argument("--cross", action="store_true", help="only the cross-language table (and, with --variants, ideas)")
     args = p.parse_args()
     if not SHARED.is_dir():
         sys.exit(f"needs the shared sites in {SHARED} (or SITERAG_SHARED)")
@@ -479,6 +527,9 @@ def main() -> None:
         index = build_index(args.bench, data, settings)
     searcher = Searcher(index)
     questions = load_questions(args.questions)
+    if args.cross:
+        measure_cross(searcher, questions, args.variants, args.boot)
+        return
     n_chunks, n_docs = searcher.chunks.count_rows(), searcher.docs.count_rows()
     answerable = [q for q in questions if q["relevant"]]
     print(f"\n{len(answerable)} questions ({sum(q['lang'] == 'ja' for q in answerable)} Japanese, "

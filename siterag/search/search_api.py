@@ -390,6 +390,8 @@ def make_snippet(text: str, query: str, width: int = 160) -> str:
 
 ALPHA = 0.5  # hybrid: weight of the cosine similarity; 1 - ALPHA is the weight of BM25 / the best BM25
 DOC_WEIGHT = 0.3  # a document's score = its best passage's + DOC_WEIGHT x its title + summary level's
+CROSS_WEIGHT = (1.0, 1.0)  # hybrid, (passage, document) level: share of BM25's weight given to the cosine of a
+# candidate written in the other script than the query (English query, Japanese page, or the reverse): no BM25 there
 DEPTH = 100  # candidates asked of each search (vector and full text, at both levels)
 DATE_WEIGHT = 0.1  # added to the score of a candidate dated within a date, month or year the query names
 DATED_DEPTH = 20  # candidates asked of each search among the rows dated then (query_dates)
@@ -546,8 +548,20 @@ def merge_candidates(a: Candidates, b: Candidates) -> Candidates:
                       a.fts_rank + [key for key in b.fts_rank if key not in ranked[1]])
 
 
-def _level_scores(c: Candidates, alpha: float, fusion: str, weights: tuple[float, float]) -> dict[str, float]:
-    """Score of each candidate of one level: alpha x cosine + (1 - alpha) x BM25 / best BM25, or RRF of ranks."""
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_JA_CHAR_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
+def is_japanese(text: str) -> bool:
+    """A fifth or more of the letters are Japanese (kana or kanji): the rule of enrich's page_language."""
+    letters = len(_LETTER_RE.findall(text))
+    return bool(letters) and len(_JA_CHAR_RE.findall(text)) >= 0.2 * letters
+
+
+def _level_scores(c: Candidates, alpha: float, fusion: str, weights: tuple[float, float],
+                  cross: float = 0.0, query_ja: bool = False) -> dict[str, float]:
+    """Score of each candidate of one level: alpha x cosine + (1 - alpha) x BM25 / best BM25, or RRF of ranks;
+    a candidate in the other script than the query's (query_ja) also gains cross x (1 - alpha) x cosine."""
     if fusion == "rrf":
         out: dict[str, float] = {}
         for rank_list, w in ((c.vec_rank, weights[0]), (c.fts_rank, weights[1])):
@@ -555,7 +569,12 @@ def _level_scores(c: Candidates, alpha: float, fusion: str, weights: tuple[float
                 out[key] = out.get(key, 0.0) + w / (RRF_K + n)
         return out
     best = max(c.bm25.values(), default=0.0) or 1.0
-    return {key: alpha * c.cos.get(key, 0.0) + (1 - alpha) * c.bm25.get(key, 0.0) / best for key in c.rows}
+    out = {key: alpha * c.cos.get(key, 0.0) + (1 - alpha) * c.bm25.get(key, 0.0) / best for key in c.rows}
+    if cross and alpha < 1:
+        for key, row in c.rows.items():
+            if is_japanese(row.get("title", "") + "\n" + row["text"][:300]) != query_ja:
+                out[key] += cross * (1 - alpha) * c.cos.get(key, 0.0)
+    return out
 
 
 def _prefer_dated(scores: dict[str, float], c: Candidates, dates: list[tuple[str, str]] | tuple,
@@ -570,7 +589,7 @@ def _prefer_dated(scores: dict[str, float], c: Candidates, dates: list[tuple[str
 def fuse(found: dict[str, Candidates], query: str, k: int, group: bool = True, *, mode: str = "hybrid",
          alpha: float = ALPHA, doc_weight: float = DOC_WEIGHT, fusion: str = "score",
          searcher: Searcher | None = None, dates: list[tuple[str, str]] | tuple = (),
-         date_weight: float = DATE_WEIGHT) -> list[Hit]:
+         date_weight: float = DATE_WEIGHT, cross_weight: tuple[float, float] = CROSS_WEIGHT) -> list[Hit]:
     """The top-k documents (group) or passages of both levels' candidates.
 
     score fusion: a passage scores alpha x cosine + (1 - alpha) x BM25/best BM25 (alpha is 1 in vector mode,
@@ -578,6 +597,7 @@ def fuse(found: dict[str, Candidates], query: str, k: int, group: bool = True, *
     (title + summary), a passage (group=False) its own + doc_weight x its document's. rrf: the same with
     reciprocal ranks (1 / (RRF_K + rank)) of the vector and full-text lists instead of scores. A passage or
     document dated within one of `dates` (the query's, query_dates) gains date_weight (rrf: date_weight / RRF_K).
+    cross_weight (passage, document level; hybrid score fusion): see CROSS_WEIGHT.
     """
     if fusion not in FUSIONS:
         raise ValueError(f"fusion {fusion!r}: use one of {', '.join(FUSIONS)}")
@@ -585,8 +605,11 @@ def fuse(found: dict[str, Candidates], query: str, k: int, group: bool = True, *
     weights = (1.0 if mode != "fts" else 0.0, 1.0 if mode != "vector" else 0.0)
     chunks, docs = found["chunk"], found["doc"]
     bonus = date_weight / RRF_K if fusion == "rrf" else date_weight
-    chunk_score = _prefer_dated(_level_scores(chunks, alpha, fusion, weights), chunks, dates, bonus)
-    doc_level = _prefer_dated(_level_scores(docs, alpha, fusion, weights), docs, dates, bonus)
+    query_ja = is_japanese(query)
+    chunk_score = _prefer_dated(_level_scores(chunks, alpha, fusion, weights, cross_weight[0], query_ja), chunks,
+                                dates, bonus)
+    doc_level = _prefer_dated(_level_scores(docs, alpha, fusion, weights, cross_weight[1], query_ja), docs, dates,
+                              bonus)
     doc_of = {key: row["doc_id"] for key, row in chunks.rows.items()}
     if not group:
         scored = {key: v + doc_weight * doc_level.get(doc_of[key], 0.0) for key, v in chunk_score.items()}
