@@ -8,6 +8,7 @@ Skipped without /usr/bin/chromium or the playwright package. SITERAG_WEB_SCREENS
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -22,6 +23,11 @@ import pytest
 from tests.conftest import EXAMPLE_SITE, ROOT, write_config
 
 CHROMIUM = "/usr/bin/chromium"
+# axe-core's browser file (npm's `axe-core`; scripts/setup puts it under .venv/axe): the accessibility scan is
+# skipped without it. SITERAG_AXE=<path to axe.min.js> names another.
+AXE = next((p for p in (Path(os.environ.get("SITERAG_AXE", "/nonexistent")),
+                        ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
+                        Path("/tmp/axe/node_modules/axe-core/axe.min.js")) if p.is_file()), None)
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 # What the archived page tries: run a script (it would ask for /script-ran, a request this test would see), fetch
@@ -31,6 +37,24 @@ TRAPS = (b'<meta http-equiv="refresh" content="30; url=http://203.0.113.9/refres
          b'fetch("http://203.0.113.9/beacon")</script><img src="http://203.0.113.9/remote.png" alt="remote">'
          b'<a href="http://www.example.org/outside.html">outside</a><img onerror="new Image().src=\'/handler-ran\'"'
          b' src="nothing.gif"></body>')
+
+# More of what old sites hold: a cp1252 page, a title holding HTML, a very long title, a page with no date.
+LONG_TITLE = "An extraordinarily long page title " + "that goes on and on without a break " * 8 + "end"
+FIXTURE = {
+    "cafe.html": ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+                  "<title>Caf\u00e9 na\u00efve \u2014 \u201csmart quotes\u201d</title></head><body><h1>Caf\u00e9 "
+                  "notes</h1><p>Last updated 12 March 2004. A cr\u00e8me br\u00fbl\u00e9e costs \u20ac 4 at the "
+                  "caf\u00e9 near the station; the na\u00efve visitor pays more.</p></body></html>").encode("cp1252"),
+    "html-title.html": (b"<html><head><meta charset='utf-8'><title>&lt;b&gt;Bold&lt;/b&gt; &lt;script&gt;"
+                        b"alert(1)&lt;/script&gt; title</title></head><body><h1>A title holding HTML</h1><p>Written "
+                        b"on 1 April 2005 about markup in titles, which must be shown as text.</p></body></html>"),
+    "long-title.html": (f"<html><head><meta charset='utf-8'><title>{LONG_TITLE}</title></head><body><h1>"
+                        f"{LONG_TITLE}</h1><p>Posted 2 February 2006. A page whose title is far too long for one "
+                        "line on a phone.</p></body></html>").encode(),
+    "undated.html": (b"<html><head><meta charset='utf-8'><title>Undated notes</title></head><body><h1>Undated "
+                     b"notes</h1><p>Some notes about kettles and cups, written at no time anyone recorded.</p>"
+                     b"</body></html>"),
+}
 
 
 def free_port() -> int:
@@ -50,6 +74,8 @@ def web(tmp_path_factory):
     shutil.copytree(EXAMPLE_SITE, www)
     tea = www / "tea.html"  # EUC-JP: the traps are ASCII
     tea.write_bytes(tea.read_bytes().replace(b"</body>", TRAPS))
+    for name, data in FIXTURE.items():  # index.html is Shift_JIS and tea.html EUC-JP already
+        (www / name).write_bytes(data)
     cfg = write_config(tmp, f'[defaults]\ndata_dir = "data"\n[[site]]\nname = "example"\nlocal_path = "{www}"\n')
     env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect-home"), "SITERAG_SEARCH_DAEMON": "off"}
     run = subprocess.run([sys.executable, "-m", "siterag.cli", "--config", str(cfg), "run"], cwd=tmp, env=env,
@@ -190,4 +216,72 @@ def test_375_px_wide_without_horizontal_scroll_and_keyboard_only(web, browser):
             break
     page.keyboard.press("Enter")
     page.wait_for_url("**/read/example/**")
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_or_critical_accessibility_violation(web, browser, scheme):
+    """axe-core (WCAG 2 A/AA rules and best practices) on the search page, a reader page, the original page and
+    the time page, in light and dark mode: no violation rated serious or critical."""
+    if AXE is None:
+        pytest.skip("axe-core's axe.min.js is missing (scripts/setup: npm install --prefix .venv/axe axe-core)")
+    context = browser.new_context(viewport={"width": 1200, "height": 820}, color_scheme=scheme,
+                                  bypass_csp=True)  # the app's CSP refuses the injected script, rightly
+    page = context.new_page()
+    found = {}
+    for url in ("/search?q=お茶", "/search?q=お茶&site=example", "/read/example/tea.html",
+                "/original/example/tea.html", "/time/example", "/time/example?month=2003-05"):
+        page.goto(web + url)
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("""() => axe.run(document, {
+            resultTypes: ['violations'],
+            rules: {region: {enabled: true}}})""")  # frames too: the archived page is scanned only as a frame
+        bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
+               if v["impact"] in ("serious", "critical")]
+        if bad:
+            found[url] = bad
+    context.close()
+    assert not found, found
+
+
+def test_the_fixture_pages_shift_jis_found_and_marked_titles_shown_as_text(web, browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 820})
+    page = context.new_page()
+    # a Japanese query finds the Shift_JIS page (index.html), its term marked
+    page.goto(web + "/search?q=" + "玉露と煎茶")
+    hit = page.locator(".hit", has=page.locator('h2 a[href="/read/example/index.html"]'))
+    assert hit.count() == 1
+    marks = hit.locator("mark").all_inner_texts()
+    assert marks and all(m in "玉露と煎茶" or m in ("玉露", "煎茶") for m in marks), marks
+    # the EUC-JP and cp1252 pages, read and as archived: no U+FFFD
+    for path, text in (("tea.html", "お茶"), ("cafe.html", "Café")):
+        page.goto(web + f"/read/example/{path}")
+        body = page.locator("main").inner_text()
+        assert text in body and "\ufffd" not in body, path
+        page.goto(web + f"/raw/example/{path}")
+        body = page.locator("body").inner_text()
+        assert text in body and "\ufffd" not in body, path
+    page.goto(web + "/read/example/cafe.html")
+    assert "€" in page.locator("main").inner_text()
+    # a title holding HTML is text, never markup, in the listing and the reader (the pipeline keeps its text;
+    # escaping of titles that still hold '<' is tests/web/test_web.py's)
+    page.goto(web + "/search?site=example")
+    titles = page.locator(".hit h2").all_inner_texts()
+    assert any("Bold" in t and "alert(1)" in t for t in titles), titles
+    assert page.locator(".hit h2 b").count() == 0 and page.locator("main script").count() == 0
+    page.goto(web + "/read/example/html-title.html")
+    assert "alert(1)" in page.locator("#doc-title").inner_text() and page.locator("#doc-title b").count() == 0
+    # the undated page opens, without a date, and the time page counts it as undated
+    page.goto(web + "/read/example/undated.html")
+    assert page.locator("#doc-title").inner_text() == "Undated notes" and page.locator("time").count() == 0
+    page.goto(web + "/time/example")
+    undated = re.search(r"(\d+) pages undated", page.locator("caption").inner_text())
+    assert undated and int(undated.group(1)) >= 1
+    context.close()
+    # a very long title at 375 px: no horizontal scroll
+    context = browser.new_context(viewport={"width": 375, "height": 740})
+    page = context.new_page()
+    for url in ("/read/example/long-title.html", "/search?site=example", "/site/example"):
+        page.goto(web + url)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
     context.close()
