@@ -31,8 +31,10 @@ def render(body: str, site: str, path: str, pages: set[str], origins: tuple[str,
             if match:
                 tok.attrSet("id", match.group(1))
                 last.content = last.content[:match.start()]
-        for child in tok.children or ():
+        children = tok.children or []
+        for i, child in enumerate(children):
             if child.type == "link_open":
+                _name_if_empty(child, children[i + 1:])
                 _link(child, site, path, pages, origins)
             elif child.type == "image":
                 _image(child, site, path, origins)
@@ -51,6 +53,19 @@ def _link(tok, site: str, path: str, pages: set[str], origins: tuple[str, ...]) 
         tok.attrSet("class", "external")
     elif not href.startswith("mailto:"):
         tok.attrs.pop("href", None)
+
+
+def _name_if_empty(tok, rest: list) -> None:  # noqa: ANN001
+    """A link with no text (an image with an empty alt, as old sites' buttons are) gets an aria-label, its target's
+    file name: a screen reader and the keyboard otherwise meet a nameless link."""
+    text = ""
+    for child in rest:
+        if child.type == "link_close":
+            break
+        text += child.content if child.type in ("text", "code_inline", "image") else ""
+    if not text.strip():
+        href = str(tok.attrGet("href") or "").split("#")[0].split("?")[0].rstrip("/")
+        tok.attrSet("aria-label", "Link to " + (href.rsplit("/", 1)[-1] or href or "a page"))
 
 
 def _image(tok, site: str, path: str, origins: tuple[str, ...]) -> None:  # noqa: ANN001

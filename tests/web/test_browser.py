@@ -230,8 +230,15 @@ def test_no_serious_or_critical_accessibility_violation(web, browser, scheme):
     page = context.new_page()
     found = {}
     for url in ("/search?q=お茶", "/search?q=お茶&site=example", "/read/example/tea.html",
-                "/original/example/tea.html", "/time/example", "/time/example?month=2003-05"):
+                "/read/example/undated.html", "/original/example/tea.html", "/time/example",
+                "/time/example?month=2003-05"):
         page.goto(web + url)
+        if url == "/time/example":  # a row with a cell of each level (two digits: axe-core skips the contrast of one
+            # character); the example site is too small to fill them
+            page.evaluate("""() => document.querySelector('.histogram tbody').insertAdjacentHTML('beforeend',
+                '<tr><th scope="row">1999</th>' + [1, 2, 3, 4, 1, 2, 3, 4, 0, 0, 0, 0].map((l, i) =>
+                `<td class="l${l}">${l ? `<a href="?month=1999-${10 + i}">${10 * l + 1}</a>` : ''}`
+                + '</td>').join('') + '<td>20</td></tr>')""")
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("""() => axe.run(document, {
             resultTypes: ['violations'],

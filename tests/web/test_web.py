@@ -81,6 +81,13 @@ def test_the_reader_resolves_links_escapes_html_and_keeps_entry_anchors():
     assert '<h2 id="2003-06-29">2003.6.29(日)' in out and "{#" not in out
 
 
+def test_a_link_with_no_text_gets_a_name_for_screen_readers():
+    out = render("[![](../top.gif)](../index.htm) [![logo](a.gif)](b.htm) [text](c.htm)", "s", "diary/2003.html",
+                 {"index.htm"}, ORIGIN)
+    assert '<a href="/read/s/index.htm" aria-label="Link to index.htm">' in out  # axe-core's link-name
+    assert out.count("aria-label") == 1  # an image with an alt, or text, names its link already
+
+
 def test_a_snippet_is_escaped_and_its_marks_are_mark_elements():
     assert snippet_html('**<b>お茶</b>** & "x" **茶**') == \
         '<mark>&lt;b&gt;お茶&lt;/b&gt;</mark> &amp; &quot;x&quot; <mark>茶</mark>'
