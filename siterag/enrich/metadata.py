@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 
 from siterag.codehash import code_hash
-from siterag.enrich.dates import date_from_name, parse_date_line
+from siterag.enrich.dates import ANCHOR_RE, date_from_name, parse_date_line
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -82,11 +82,9 @@ def opening_lines(markdown: str, count: int = 3) -> list[str]:
 
 def _plain(line: str) -> str:
     """A Markdown line's text: no images, link labels only, no marks, no heading anchor (`{#2003-06-29}`)."""
-    line = _ANCHOR_END_RE.sub("", line.lstrip("#"))
+    line = ANCHOR_RE.sub("", line.lstrip("#"))
     return " ".join(_MD_MARKS_RE.sub(lambda m: m.group(1) or "", _MD_IMAGE_RE.sub("", line)).split())
 
-
-_ANCHOR_END_RE = re.compile(r"\s*\{#[^\s{}]*\}\s*$")
 
 
 def _date_only(line: str) -> bool:
