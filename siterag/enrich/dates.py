@@ -846,6 +846,7 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     seen = 0
     order = numeric_order(markdown)
     all_lines = markdown.splitlines()
+    previous = ""
     for line in all_lines:
         if not line.strip() or line.startswith(_FENCE):
             continue
@@ -854,9 +855,30 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
             break
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
         found = parse_date_line(text, order) or _trailing_date(text, order)
-        if found and found.date and not _EVENT_RE.match(found.rest):
+        if found and found.date and not _EVENT_RE.match(found.rest) and not other_label(previous):
             return found.date
+        previous = text
     return stamp_date(all_lines, order)
+
+
+# A line that only labels the date under it: a noun of time (`購入日、購入店`, `発売日`, `Release date:`).
+_LABEL_LINE_RE = re.compile(r"^[\W_]*(?P<noun>[^\s\d。．.!?！？]{1,12}?)(?:日|日時|日付|年月日|時期|\s*date|\s*day)"
+                            r"(?:[、,・/／\s][^。．.!?！？\d]{0,12})?[\W_]*$", re.IGNORECASE)
+_DEICTIC_DAY = frozenset("今本昨明毎翌前同当曜休祝")  # 今日, 本日, 昨日, 曜日…: the day itself, no event
+# What makes a date the page's own: its writing, posting, updating.
+_OWN_TIME_RE = re.compile(r"更新|改訂|改定|修正|作成|掲載|投稿|執筆|記入|記|up|updated?|modified|written|posted|"
+                          r"created|last", re.IGNORECASE)
+
+
+def other_label(line: str) -> bool:
+    """Whether `line` only labels the date under it as the day of something else than the page's writing: a
+    purchase, a release, a birth (`購入日、購入店`, `発売日`, `Release date`); `更新日`, `Posted` and the day
+    itself (`本日`) are not such labels."""
+    found = _LABEL_LINE_RE.match(narrow(line.strip()))
+    if not found or _OWN_TIME_RE.search(line):
+        return False
+    noun = found.group("noun").strip()
+    return not (noun and noun[-1] in _DEICTIC_DAY)
 
 
 # A date followed by what happened on it is the date of something the page talks about (a record's release, a
@@ -903,7 +925,20 @@ def labelled_date(line: str, order: str | None = None) -> tuple[str, bool] | Non
         found = parse_date_line(text[label.end():], order)
         if found and found.date:
             return found.date, bool(label.group("update"))
+    for start in _SUFFIX_START_RE.finditer(text):  # the label after the date: `2003.5.1 更新`, `…19:42現在`
+        found = parse_date_line(text[start.start():], order)
+        after = _SUFFIX_LABEL_RE.match(found.rest) if found and found.date else None
+        if after:
+            return found.date, bool(after.group("update"))
     return None
+
+
+# A date followed by what it stamps: an update (`2003.5.1 更新`, `(2004/3/1 up)`), the writing (`2003年5月1日 記`,
+# `作成`), the writer's "now" (`2013年8月18日 19:42現在`).
+_SUFFIX_START_RE = re.compile(r"(?:^|(?<=[\s(（\[【]))(?=\d|[平令昭])")
+_SUFFIX_LABEL_RE = re.compile(r"^\s*(?:\d{1,2}\s*[:：時]\s*\d{1,2}分?\s*)?"
+                              r"(?:(?P<update>更新|改訂|改定|修正|up(?:dated?)?)|"
+                              r"作成|執筆|記(?![^\s)）\]】、。,])|現在|written)(?![A-Za-z])", re.IGNORECASE)
 
 
 def stamp_date(lines: list[str], order: str | None = None) -> str | None:

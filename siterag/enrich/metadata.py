@@ -52,8 +52,11 @@ def fallback_metadata(title: str, markdown: str) -> dict:
     """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
     first_heading = next((_plain(line) for line in markdown.splitlines() if line.startswith("#")), "")
-    named = next((t for t in (title, first_heading, first_line(markdown)) if _names_something(t)), "untitled")
+    named = next((t for t in (title, first_heading, first_line(markdown)) if _names_something(t)), UNTITLED)
     return {"title": named[:120], "category": "", "tags": [], "summary": ""}
+
+
+UNTITLED = "untitled"  # a page with no title, heading or title-like first line (the site pass may name it)
 
 
 def _names_something(title: str | None) -> bool:
@@ -72,7 +75,10 @@ def first_line(markdown: str) -> str:
     """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
     `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one; else ''."""
     lines = [line for line in opening_lines(markdown, 3) if _names_something(line)][:1]
-    return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS else ""
+    return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS and not _SENTENCE_END_RE.search(lines[0]) else ""
+
+
+_SENTENCE_END_RE = re.compile(r"[。．！？!?]$|(?<=[a-z])\.$")  # a line that ends a sentence is no title
 
 
 def opening_lines(markdown: str, count: int = 3) -> list[str]:
@@ -191,6 +197,20 @@ def without_banner(title: str, prefixes: Collection[tuple[str, ...]], suffixes: 
                 words = tuple(text.split())
                 break
     return " ".join(words) if words != _title_words(title) else title
+
+
+def plain_titles(titles: Iterable[str]) -> dict[str, str]:
+    """Each distinct <title> of a site without its banner (banner_affixes, without_banner), unless that would
+    make it another title's double: the books of a site titled `Hosea -- chapter 1` and `Britain in Prophecy --
+    chapter 1` keep their names, which tell their `chapter 1`s apart."""
+    every = list(titles)
+    distinct = list(dict.fromkeys(every))
+    banner = banner_affixes(every)
+    plain = {title: without_banner(title, *banner) for title in distinct}
+    sources: defaultdict[str, set[str]] = defaultdict(set)
+    for title, rest in plain.items():
+        sources[rest].add(title)
+    return {title: rest if len(sources[rest]) == 1 else title for title, rest in plain.items()}
 
 
 # A line that is no title: an address, a sentence (`…いただきたいと思っています。`), one ending in a particle that

@@ -722,3 +722,32 @@ def test_a_date_of_what_the_page_talks_about_does_not_date_the_page():
     assert content_date("# Album\n\nMarch 3, 1998 release on CD\n\nNotes.") is None
     assert content_date("# 人物\n\n1965年3月12日生まれ、京都市出身。") is None
     assert content_date("# 日記\n\n1995年6月21日 晴れ\n\n良い日だった。") == "1995-06-21"  # the page's own day
+
+
+def test_a_date_under_a_label_for_something_else_does_not_date_the_page():
+    """Issue 24 item 5: a letter of complaint was dated by the purchase it is about (`購入日、購入店` over
+    `２０１３年５月１９日 …にて。`); the writer's own time (`…19:42現在`) dates it."""
+    from siterag.enrich.dates import content_date, other_label
+
+    letter = ("# 申し入れ\n\n商品名\n\nミパット\n\n購入日、購入店\n\n２０１３年５月１９日 ニトリ 八千代店にて。\n\n"
+              "本文。\n\n２０１３年８月１８日 １９：４２現在 同じ商品が販売されています。\n")
+    assert content_date(letter) == "2013-08-18"
+    assert content_date("# Album\n\nRelease date:\n\nMarch 3, 1998\n\nNotes.") is None
+    assert [other_label(line) for line in ("購入日、購入店", "発売日", "Release date", "誕生日")] == [True] * 4
+    # the day itself, an update or posting label, or a heading that is no label keep the date under them
+    assert [other_label(line) for line in ("本日", "更新日", "Posted date", "日記", "今日の一枚")] == [False] * 5
+    assert content_date("# 日記\n\n本日\n\n2003年5月1日 晴れ\n\n本文。") == "2003-05-01"
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("2003.5.1 更新", ("2003-05-01", True)),
+    ("(2004/3/1 up)", ("2004-03-01", True)),
+    ("2003年5月1日 記", ("2003-05-01", False)),
+    ("２０１３年８月１８日 １９：４２現在 同じ商品が", ("2013-08-18", False)),
+    ("文責 2002/10/3 作成", ("2002-10-03", False)),
+    ("2003年5月1日 記録をつけた", None),  # 記録 (a record) is no stamp
+    ("2003年5月1日 発売", None),
+])
+def test_a_stamp_label_after_the_date(line, expected):
+    """Issue 24 item 5: the writing / update label after its date (`2003.5.1 更新`, `… 記`, `…現在`)."""
+    assert labelled_date(line) == expected
