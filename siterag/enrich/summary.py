@@ -4,8 +4,10 @@ structure (composed_summary). Every quoted sentence is the body's own (summary_i
 
 from __future__ import annotations
 
+import math
 import re
-from itertools import takewhile
+from collections import Counter
+from collections.abc import Callable
 
 from siterag.enrich.dates import HARD_BREAK_RE
 
@@ -24,6 +26,7 @@ _ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")
 _NOT_PROSE_RE = re.compile(r"[*`|\\<>\[\]{}]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
 _DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$")
+_NUMBERING_RE = re.compile(r"^[\d０-９]{1,3}[.．](?![\d０-９])\s*")
 _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 
 
@@ -45,7 +48,7 @@ def _prose_lines(markdown: str) -> list[str]:
             in_code = not in_code
         prose = not (in_code or not line or line.startswith(("#", "|", "---", "***", "<", "```", "~~~"))
                      or not any(map(str.isalpha, _MD_LINK_RE.sub("", line))))  # not only links (a menu)
-        if not prose or _LIST_PREFIX_RE.match(line):  # a list item starts a unit of its own
+        if not prose or _LIST_PREFIX_RE.match(line) or _NUMBERING_RE.match(line):  # a list item: a unit of its own
             units += _unwrapped(paragraph)
             paragraph = []
             if not prose:
@@ -109,7 +112,11 @@ def page_sentences(markdown: str) -> list[str]:
         units = [u for i, u in enumerate(units) if i not in spoken]
     out = []
     for line in units:
-        for text in _bracketed(_SENTENCE_RE.findall(line)):
+        number = _NUMBERING_RE.match(line)  # `４．大気の大循環`: the stop after a number ends no sentence
+        pieces = _bracketed(_SENTENCE_RE.findall(line[number.end():] if number else line))
+        if number and pieces:
+            pieces[0] = number.group() + pieces[0]
+        for text in pieces:
             start = 0
             for cut in _EN_SPLIT_RE.finditer(text):
                 if not _ABBREVIATION_RE.search(text, 0, cut.start()):  # "et al. Nakazawa" is one sentence
@@ -166,34 +173,116 @@ def quotable(sentences: list[str]) -> list[int]:
 
 
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
-                   quotes: list[int] | None = None) -> str:
-    """The page's lead: the first 2-3 consecutive substantive sentences (≤ SUMMARY_CHARS in all, each ending in a
-    stop: a line without one is a heading, a name, an affiliation) that do not open on a word that leans on what
-    came before (`そして`, `このとき`, `However`: the middle of a thought); without such a window, the one holding
-    the most of the page's tags, earliest on a tie. Sentences in `common` (the site's template, a banner) are never
-    chosen. Japanese sentences are joined as they are, others with a space. A page without substantive sentences
-    gets the start of its first long sentence (cut after a comma), else its one best line of text (a caption),
-    else ''. `quotes`: quotable(sentences), when already known."""
-    if quotes is None:
-        pool = [s for s in sentences if s not in common and substantive(s)]
-    else:
-        pool = [s for s, q in zip(sentences, quotes, strict=True) if q == 2 and s not in common]
-    if not pool:
-        lines = [s for s, q in zip(sentences, quotes or quotable(sentences), strict=True) if q and s not in common]
-        return _clause(sentences, common) or _best_window([[s] for s in lines], tags)
-    windows = []
-    for start in range(len(pool)):
-        window: list[str] = []
-        for sentence in pool[start:start + SUMMARY_SENTENCES]:
-            if len(_join([*window, sentence])) > SUMMARY_CHARS:
-                break
-            window.append(sentence)
-        windows.append(window)
-    for window in windows:
-        prose = list(takewhile(_ENDS_SENTENCE_RE.search, window))  # a line with no stop: a heading, a name
-        if prose and not _LEANS_BACK_RE.match(prose[0]):
-            return _join(prose)
-    return _best_window(windows, tags)
+                   quotes: list[int] | None = None, idf: Callable[[str], float] | None = None,
+                   title: str = "") -> str:
+    """2-3 of the page's sentences chosen for how central they are (central_picks: nearest the page's centroid of
+    terms, its title's among them), in page order, ≤ SUMMARY_CHARS in all, each a substantive sentence ending in a
+    stop (a line without one is a heading, a name, an affiliation). A sentence that points back (`そして`,
+    `このとき`, `こんな…`, `This…`, `They…`) comes only with the sentence right before it. Sentences in `common`
+    (the site's template, a banner) are never chosen. Japanese sentences are joined as they are, others with a
+    space. A page without such sentences gets the start of its first long sentence (cut after a comma), else its
+    one best line of text (a caption), else ''. `quotes`: quotable(sentences), when already known; `idf`: a
+    term's weight on this site (rarer: more telling), 1 for every term when not given."""
+    quotes = quotable(sentences) if quotes is None else quotes
+    pool = [i for i, (s, q) in enumerate(zip(sentences, quotes, strict=True))
+            if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
+    if pool:
+        picks = central_picks(sentences, pool, idf, title)
+        if picks:
+            return _join([sentences[i] for i in picks])
+    lines = [s for s, q in zip(sentences, quotes, strict=True) if q and s not in common]
+    return _clause(sentences, common) or _best_window([[s] for s in lines], tags)
+
+
+LEAD_WEIGHT = 0.3  # added to the first sentence's centrality (half of it to the second, a third to the third...):
+# the opening is where an author most often says what the page is, unless it says little of the page's terms
+TITLE_WEIGHT = 2  # the title's terms count as often as this in the page's centroid
+
+
+def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], float] | None = None,
+                  title: str = "") -> list[int]:
+    """Indexes into `sentences` of the 2-3 most central of `pool` (in page order): the cosine of each sentence's
+    term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
+    title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
+    greeting, a note); none sharing less than MIN_CENTRAL, none saying again what a chosen one says (SAME_SAY). A
+    question or an aside in brackets is taken only when the page has nothing else. A sentence that points back
+    (leans_back) is taken only with the
+    one right before it, itself in `pool` and taken; none that does not fit SUMMARY_CHARS."""
+    weight = idf or (lambda _t: 1.0)
+    vectors = {i: Counter(sentence_terms(sentences[i])) for i in pool}
+    page: Counter[str] = Counter()
+    for v in vectors.values():
+        page.update(v)
+    for term in sentence_terms(title):
+        page[term] += TITLE_WEIGHT
+    w = {t: weight(t) for t in page}
+    scores, central = {}, {}
+    for rank, i in enumerate(pool):
+        v = vectors[i]
+        rest = {t: (n - v.get(t, 0)) * w[t] for t, n in page.items()}
+        dot = sum(n * w[t] * rest[t] for t, n in v.items())
+        norm = math.sqrt(sum((n * w[t]) ** 2 for t, n in v.items())) * math.sqrt(sum(x * x for x in rest.values()))
+        central[i] = dot / norm if norm else 0.0
+        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank)
+    eligible = set(pool)
+    chosen: set[int] = set()
+    statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
+    if any(central[i] >= MIN_CENTRAL for i in statements):  # one of none of the page's terms says nothing of it
+        statements = [i for i in statements if central[i] >= MIN_CENTRAL]
+    for i in sorted(statements, key=lambda k: (-scores[k], k)):
+        if len(chosen) >= SUMMARY_SENTENCES:
+            break
+        need = {i}
+        if leans_back(sentences[i], title):
+            before = i - 1
+            if before not in eligible or (leans_back(sentences[before], title) and before - 1 not in chosen):
+                continue
+            need.add(before)
+        if any(_cosine(vectors[i], vectors[k], w) >= SAME_SAY for k in chosen):
+            continue  # says again what a chosen sentence says
+        trial = sorted(chosen | need)
+        if len(trial) > SUMMARY_SENTENCES or len(_join([sentences[k] for k in trial])) > SUMMARY_CHARS:
+            continue
+        chosen.update(need)
+    return sorted(chosen)
+
+
+MIN_CENTRAL = 0.05  # a sentence sharing less than this with the rest of the page (a greeting, thanks) is no summary
+SAME_SAY = 0.6  # a sentence this near (cosine of terms) to one already chosen adds nothing
+
+
+def _cosine(a: Counter[str], b: Counter[str], w: dict[str, float]) -> float:
+    dot = sum(n * b.get(t, 0) * w[t] ** 2 for t, n in a.items())
+    norm = math.sqrt(sum((n * w[t]) ** 2 for t, n in a.items()) * sum((n * w[t]) ** 2 for t, n in b.items()))
+    return dot / norm if norm else 0.0
+
+
+_QUESTION_RE = re.compile(r"[？?][」』）)”\"']*$")
+_TERM_RE = re.compile(r"[\u30a1-\u30fa\u30fc\u3400-\u9fff々〆ヶ]{2,}|[A-Za-z][A-Za-z'’-]+[A-Za-z]|[Ａ-Ｚａ-ｚ]{2,}")
+_EN_STOP = frozenset("""the and for are but not you all any can her was one our out day get has him his how man new now
+old see two way who its let put say she too use that with have this will your from they know want been good much
+some time very when come here just like long make many more only over such take than them well were what which
+their there these those then into also would could should about after again because before being between both each
+few most other same so own under until while where why did does doing had having itself myself yourself""".split())
+
+
+def sentence_terms(sentence: str) -> list[str]:
+    """The content terms of a sentence without a dictionary: runs of kanji or katakana (2+ characters) and
+    English words (3+ letters, no stop word), case-folded."""
+    return [t.casefold() for t in _TERM_RE.findall(sentence) if t.casefold() not in _EN_STOP]
+
+
+def leans_back(sentence: str, title: str = "") -> bool:
+    """Whether a sentence opens by pointing back to what came before it: a connective (`そして`, `However`), a
+    demonstrative or a pronoun (`こんな`, `その`, `This`, `They`), except one that names the page itself
+    (`このページでは`, `This manual`) or a thing its title names (`このメニューは` on `編集メニュー`)."""
+    if _LEANS_BACK_RE.match(sentence):
+        return True
+    if not _POINTS_BACK_RE.match(sentence) or _SELF_REFERENCE_RE.match(sentence):
+        return False
+    named = _THIS_NOUN_RE.match(sentence)
+    noun = named and (named.group(1) or named.group(2))
+    return not (noun and len(noun) >= 2 and noun.casefold() in title.casefold())
 
 
 # A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)
@@ -201,8 +290,28 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
 _LEANS_BACK_RE = re.compile(
     r"^(?:そして|しかし|しかも|だが|でも|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
     r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
-    r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise)\b"
+    r"または|あるいは|もしくは|例えば|たとえば|次に|最後に|さて|ちなみに|とはいえ|よって|むしろ|"
+    r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise|Or|Instead|Hence|Yet|"
+    r"Still|Finally|Next|Meanwhile|Indeed|Nevertheless|Nonetheless|Likewise|Similarly|For (?:example|instance)|"
+    r"In (?:addition|fact|turn)|As a result|Of course|If (?:so|not))\b"
     r"|[のはがをにへや][、\u4e00-\u9fff])")  # a particle first: the sentence was cut after its noun (`の時、`)
+
+
+# A demonstrative or a pronoun first: the sentence points at something said before it (`こんな化け物が…`,
+# `その後…`, `This is…`, `They were…`).
+_POINTS_BACK_RE = re.compile(
+    r"^(?:こんな|こういう|こうした|こうして|この|その|それ|そこ|そんな|そういう|そうした|そう(?:して|いえば)|これ|ここ|"
+    r"あの|あれ|あんな|彼[はがもらの女]|上記|前述|同じく?|同様|以上|右の|"
+    r"(?:This|That|These|Those|It|Its|He|She|They|Them|His|Her|Their|Such|Both|Another|Here|Later|Afterwards"
+    r"|The (?:latter|former|same))\b)")
+# `この` + a noun, `This` + a noun: the noun may be what the title names (`このメニューは…` under `編集メニュー`).
+_THIS_NOUN_RE = re.compile(r"^(?:この|本|当)([\u30a1-\u30fa\u30fc\u3400-\u9fff]{1,8}?)(?:は|では|には|を|で|の|が|も)"
+                           r"|^(?:This|These) ([A-Za-z]+?)s?\b")
+# ... unless what it points at is the page itself: `このページでは…`, `This manual describes…`.
+_SELF_REFERENCE_RE = re.compile(
+    r"^(?:(?:この|本|当)(?:ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|マニュアル|ドキュメント|章|節|記事|日記|ブログ)"
+    r"|(?:This|These) (?:page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|"
+    r"diary|tutorial|paper|report|program|software|package|dialog|window|command)s?\b)")
 
 
 def _best_window(windows: list[list[str]], tags: list[str]) -> str:
@@ -272,7 +381,8 @@ _JA_CHARS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _DURATION_RE = re.compile(r"(?<![\d:])\d{1,2}[:：]\d\d(?![\d:])")
 _ENTRY_RE = re.compile(r"^#{1,6}\s+(.*?)\s*\{#(\d{4}(?:-\d\d){0,2})[^}]*\}\s*$", re.MULTILINE)
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+)$")
-_DATE_WORDS_RE = re.compile(r"^(?:[\d０-９]+(?:st|nd|rd|th)?\b|[年月日曜()（）,.\-/〜~\s]|(?:"
+_DATE_WORDS_RE = re.compile(r"^(?:[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|"
+                            r"[年月日曜時分秒()（）,.:：\-/〜~\s■□◆◇●○◎・★☆]|(?:"
                             + "|".join(_EN_MONTHS) + r")\b)+", re.IGNORECASE)  # a date at a heading's start
 LIST_SHOWN = 3  # entry or item titles quoted in a composed summary
 ITEM_CHARS = 40  # a longer list item is prose, not an entry of a list
@@ -296,17 +406,21 @@ def _clip(text: str, chars: int = ITEM_CHARS) -> str:
 
 
 def _structure(body: str) -> dict:
-    """The body's structural facts: entries (title, date), list items, table rows (cells), link lines, short
-    lines of text without a stop, lines of text."""
+    """The body's structural facts: entries (title, date), list items, table rows (cells), link lines (and how
+    many point off the site), short lines of text without a stop, numbered lines (`４．大気の大循環`), pictures
+    and their alt texts, lines of text, and the short lines' stanzas (runs between blank lines)."""
     entries = [(_DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t)).strip(" :-—•・"), d, t)
                for t, d in _ENTRY_RE.findall(body)]
-    items, rows, links, short, text = [], [], [], [], 0
+    items, rows, links, short, numbered, alts = [], [], [], [], [], []
+    text = external = images = stanzas = 0
     header: list[str] = []
-    in_code = False
+    in_code = gap = False
     for raw in body.splitlines():
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             in_code = not in_code
+        if not line:
+            gap = True
         if in_code or not line or line.startswith("#"):
             continue
         if line.startswith("|"):
@@ -315,6 +429,10 @@ def _structure(body: str) -> dict:
                 continue
             (rows if header else header).extend([cells] if header else cells)
             continue
+        for alt in _MD_IMAGE_ALT_RE.findall(line):
+            images += 1
+            if sum(map(str.isalpha, alt)) >= 2 and not _FILE_NAME_RE.search(alt):
+                alts.append(alt.strip())
         plain = " ".join(HARD_BREAK_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", line))).split()).strip("*_ ")
         if not plain:
             continue
@@ -322,16 +440,28 @@ def _structure(body: str) -> dict:
         item = _ITEM_RE.match(line)
         if item:
             items.append(" ".join(summary_source(item.group(1)).strip("*_ ").split()))
+        if _NUMBERED_RE.match(plain) and len(plain) <= ITEM_CHARS:
+            numbered.append(plain)
         if _MD_LINK_RE.search(line) and len(_MD_LINK_RE.sub("", line).strip(" -*・|/、,")) < 20:
-            links.append(plain)
+            links.append(_LIST_PREFIX_RE.sub("", plain))
+            external += bool(_EXTERNAL_RE.search(line))
         elif not item and len(plain) <= ITEM_CHARS and not _TERMINATOR_RE.search(plain):
+            stanzas += gap or not short
             short.append(plain)
+        gap = False
     return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
-            "text": text}
+            "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
+            "stanzas": stanzas}
 
 
 _MARKS_RE = re.compile(r"[*_`]")
 _MD_IMAGE_ONLY_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_MD_IMAGE_ALT_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_FILE_NAME_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|^(?:image|img|photo|pic|dsc|p)[\d_ -]*$", re.IGNORECASE)
+_EXTERNAL_RE = re.compile(r"\]\((?:https?:)?//", re.IGNORECASE)
+# A numbered heading of a contents list: `４．大気の大循環`, `第3章 風`, `Chapter 2`, `2.1 Winds`.
+_NUMBERED_RE = re.compile(r"^(?:第?[\d０-９一二三四五六七八九十]+(?:[.．、)）章節部話回]|\s)|[IVX]+\.\s|"
+                          r"(?:Chapter|Part|Section)\s+\w+)", re.IGNORECASE)
 
 
 def _plain_cell(cell: str) -> str:
@@ -340,16 +470,50 @@ def _plain_cell(cell: str) -> str:
 
 COMPOSE_ITEMS = 4  # a list, table or link list of at least this many entries makes a composed summary
 VERSE_LINES = 8  # short lines without a stop, at least this many and most of the text: verse, lyrics, a roster
+PHOTOS = 4  # at least this many pictures, with fewer lines of text than pictures: a photo page
+_EN_MONTH_ABBR = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 
-def composed_summary(body: str, title: str, lead: str = "") -> str:
+def date_range(first: str, last: str, ja: bool) -> str:
+    """Two ISO dates (YYYY, YYYY-MM or YYYY-MM-DD) as a reader writes the span: `2003年9月–12月`,
+    `2003年9月3日–28日`, `3 Jan – 28 Feb 1940`, `1–31 Mar 1952`, `Jan 1939 – Feb 1940`; one date when both are
+    the same."""
+    a, b = [tuple(int(x) for x in d.split("-")) for d in (first, last)]
+
+    def ja_part(d: tuple, year: bool, month: bool = True) -> str:
+        out = f"{d[0]}年" if year else ""
+        out += f"{d[1]}月" if len(d) > 1 and month else ""
+        return out + (f"{d[2]}日" if len(d) > 2 else "")
+
+    def en_part(d: tuple, year: bool) -> str:
+        out = " ".join(([str(d[2])] if len(d) > 2 else []) + ([_EN_MONTH_ABBR[d[1] - 1]] if len(d) > 1 else []))
+        return (out + (f" {d[0]}" if year else "")).strip()
+
+    if a == b:
+        return ja_part(a, True) if ja else en_part(a, True)
+    if ja:
+        if a[0] != b[0] or len(a) < 2 or len(b) < 2:
+            return f"{ja_part(a[:2], True)}–{ja_part(b[:2], True)}"
+        if a[1] == b[1] and len(a) > 2 and len(b) > 2:
+            return f"{ja_part(a, True)}–{b[2]}日"
+        return f"{ja_part(a[:2], True)}–{ja_part(b[:2], False)}"
+    if a[0] != b[0] or len(a) < 2 or len(b) < 2:
+        return f"{en_part(a, True)} – {en_part(b, True)}"
+    if a[1] == b[1] and len(a) > 2 and len(b) > 2:
+        return f"{a[2]}–{en_part(b, True)}"
+    return f"{en_part(a, False)} – {en_part(b, True)}"
+
+
+def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
     """A summary composed from the page's structure, in the page's language, when its text is not prose led by
-    a paragraph: entries (`Diary: 12 entries, 2002-05-18 to 2002-06-30: A / B / C …`), a track list (rows or items
-    with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a link list (`リンク集: 40 件: A / B / C ほか`),
-    a list or table (`T: list of 12 items: A / B / C …`), or short lines (`T: 24 short lines (verse or lyrics),
-    beginning 'A'.`). Only the page's own facts: counts, dates, the titles of entries, items and rows. '' when the
-    page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page is no list of entries
-    (a link list under an introduction keeps the introduction)."""
+    a paragraph: entries (`日記 2003年9月–12月、12件: A / B / C ほか`, `Diary, 3 entries, 1 – 31 Mar 1952: A / B`),
+    a track list (rows or items with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a table of
+    contents (numbered lines, or links within the site: `目次、15項目: A / B / C ほか`), a link list (`リンク集、
+    40件: A / B / C ほか`), a list or table (`T: list of 12 items: A / B / C …`), pictures (`写真 12枚: A / B …`),
+    or verse (`T: 詩・歌詞 24行（4連）、「A」で始まる。`). Only the page's own facts: counts, dates, the titles of
+    entries, items, rows, pictures; a diary whose entries have no titles names `topics` (terms of its text, when
+    given). '' when the page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page
+    is no list of entries (a link list under an introduction keeps the introduction)."""
     st = _structure(body)
     ja = _is_ja(body)
     name = title.strip()
@@ -359,10 +523,12 @@ def composed_summary(body: str, title: str, lead: str = "") -> str:
         titled = [t for t, _, _ in entries if sum(map(str.isalpha, t)) >= 2]
         if len(titled) * 2 < len(entries):  # headings that are dates only: the topics under them, if any
             titled = _topics(body, name)
-        shown = f": {_quoted(titled, ja)}" if titled else ""
+        span = date_range(dates[0], dates[-1], ja)
         if ja:
-            return f"日記: {len(entries)}件、{dates[0]}〜{dates[-1]}{shown}"
-        return f"Diary: {len(entries)} entries, {dates[0]} to {dates[-1]}{shown}."
+            shown = f": {_quoted(titled, ja)}" if titled else (f"。話題: {'、'.join(topics)}" if topics else "")
+            return f"日記 {span}、{len(entries)}件{shown}"
+        shown = f": {_quoted(titled, ja)}" if titled else (f"; mentions {', '.join(topics)}" if topics else "")
+        return f"Diary, {len(entries)} entries, {span}{shown}."
     rows = st["rows"]
     tracks = [r[0] for r in rows if any(_DURATION_RE.search(c) for c in r[1:]) and r[0]] or [
         _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_RE.search(i)]
@@ -372,10 +538,16 @@ def composed_summary(body: str, title: str, lead: str = "") -> str:
         return f"Track list of {name}: {len(tracks)} titles, from '{_clip(tracks[0])}' to '{_clip(tracks[-1])}'."
     if lead and not _lead_from_structure(lead, st):
         return ""
-    links, items, short = st["links"], st["items"], st["short"]
+    links, items, short, numbered = st["links"], st["items"], st["short"], st["numbered"]
     label = f"{name}: " if name else ""
+    if len(numbered) >= COMPOSE_ITEMS and len(numbered) * 2 >= st["text"]:
+        return f"{_kind_label(name, '目次')}、{len(numbered)}項目: {_quoted(numbered, ja)}" if ja else \
+            f"{label}contents, {len(numbered)} headings: {_quoted(numbered, ja)}."
     if len(links) >= COMPOSE_ITEMS and len(links) * 2 >= st["text"]:
-        return f"リンク集: {len(links)}件: {_quoted(links, ja)}" if ja else \
+        if st["external"] * 2 < len(links):  # links within the site: its contents, a menu
+            return f"{_kind_label(name, '目次')}、{len(links)}項目: {_quoted(links, ja)}" if ja else \
+                f"{label}contents, {len(links)} links: {_quoted(links, ja)}."
+        return f"リンク集、{len(links)}件: {_quoted(links, ja)}" if ja else \
             f"{label}list of {len(links)} links: {_quoted(links, ja)}."
     if len(rows) >= COMPOSE_ITEMS and len(rows) >= st["text"]:
         columns = " / ".join(_clip(h, 20) for h in st["header"] if h)
@@ -385,14 +557,44 @@ def composed_summary(body: str, title: str, lead: str = "") -> str:
                 (f": {_quoted(firsts, ja)}" if firsts else "")
         return f"{label}table of {len(rows)} rows" + (f" (columns: {columns})" if columns else "") + \
             (f": {_quoted(firsts, ja)}." if firsts else ".")
-    if len(items) >= COMPOSE_ITEMS and len(items) * 2 >= st["text"]:
+    if len(items) >= COMPOSE_ITEMS and len(items) * 2 >= st["text"] and not _prose_items(items):
         return f"{label}{len(items)}項目の一覧: {_quoted(items, ja)}" if ja else \
             f"{label}list of {len(items)} items: {_quoted(items, ja)}."
-    if not lead and len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2:
+    if st["images"] >= PHOTOS and st["text"] < st["images"]:
+        captions = st["alts"] or short
+        shown = f": {_quoted(captions, ja)}" if captions else ""
+        return f"{label}写真 {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."
+    if len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2:
+        if not _verse(short):  # names, titles, labels: a roster, a menu, a setlist
+            return f"{label}{len(short)}行の一覧: {_quoted(short, ja)}" if ja else \
+                f"{label}list of {len(short)} lines: {_quoted(short, ja)}."
+        stanzas = st["stanzas"]
         if ja:
-            return f"{label}短い行 {len(short)} 行（詩・歌詞など）、「{_clip(short[0])}」で始まる。"
-        return f"{label}{len(short)} short lines (verse or lyrics), beginning '{_clip(short[0])}'."
+            parts = f"{len(short)}行" + (f"（{stanzas}連）" if stanzas > 1 else "")
+            return f"{label}詩・歌詞など {parts}、「{_clip(short[0])}」で始まる。"
+        parts = f"{len(short)} lines" + (f" in {stanzas} stanzas" if stanzas > 1 else "")
+        return f"{label}verse or lyrics, {parts}, beginning '{_clip(short[0])}'."
     return ""
+
+
+def _kind_label(name: str, kind: str) -> str:
+    """`name: kind`, or the name alone when it says the kind already (`生きものがたり目次`)."""
+    return name if kind in name else f"{name}: {kind}" if name else kind
+
+
+def _prose_items(items: list[str]) -> bool:
+    """Whether a list's items are mostly sentences (ending in a stop): paragraphs set as a list, not entries."""
+    return sum(bool(_ENDS_SENTENCE_RE.search(i)) and len(i) > ITEM_CHARS // 2 for i in items) * 2 > len(items)
+
+
+_HIRAGANA_RUN_RE = re.compile(r"[\u3041-\u309f]{2}")
+
+
+def _verse(lines: list[str]) -> bool:
+    """Whether short lines read as verse or lyrics (most of them phrases: Japanese with kana between the words,
+    English of 3+ words), not a roster, a menu or a list of titles (names and nouns)."""
+    phrases = sum(bool(_HIRAGANA_RUN_RE.search(x)) if _is_ja(x) else len(x.split()) >= 3 for x in lines)
+    return phrases * 2 >= len(lines)
 
 
 _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
@@ -414,7 +616,7 @@ def _topics(body: str, title: str) -> list[str]:
 def _lead_from_structure(lead: str, st: dict) -> bool:
     """Whether the lead's start lies in a list item, a table row, a link line or a short line (not a paragraph)."""
     head = squeezed(lead)[:12]
-    pieces = [*st["items"], *st["links"], *st["short"], *(c for r in st["rows"] for c in r)]
+    pieces = [*st["items"], *st["links"], *st["short"], *st["numbered"], *(c for r in st["rows"] for c in r)]
     return any(head in squeezed(p) or (len(squeezed(p)) >= 4 and squeezed(p) in head) for p in pieces)
 
 

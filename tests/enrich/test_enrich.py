@@ -374,7 +374,7 @@ def test_a_plays_summary_quotes_its_stage_directions_not_its_dialogue():
     """A script (speakers with lines of their own: `小百合 ここ。…`) is summarised from its stage directions; a
     page whose line heads are a log's fields, a list's months or English sentences is no script."""
     summary = choose_summary(page_sentences(SCRIPT), ["小百合", "摩耶", "演劇部"])
-    assert summary.startswith("そこは七つ森中学校・演劇部の活動場所。"), summary
+    assert summary.startswith("二人の生徒がそこに入ってくる。"), summary  # not `そこは…`: it points back
     assert "小百合 ここ" not in summary and "明かりが消え" in summary and summary_is_exact(summary, SCRIPT)
     only_dialogue = "\n\n".join(p for p in SCRIPT.split("\n\n") if p.startswith(("小百合", "葵", "摩耶")))
     assert "小百合 ここ。" in page_sentences(only_dialogue)  # nothing else to quote: the dialogue stays

@@ -84,7 +84,7 @@ LINKS = """## リンク
 
 
 def test_link_list_page_gets_a_composed_summary_in_its_language():
-    assert composed_summary(LINKS, "リンク") == "リンク集: 5件: 盆栽の森 / 熱帯魚の部屋 / 鈴鹿の山歩き ほか"
+    assert composed_summary(LINKS, "リンク") == "リンク集、5件: 盆栽の森 / 熱帯魚の部屋 / 鈴鹿の山歩き ほか"
 
 
 DIARY = """### SATURDAY 1st MARCH 1952 {#1952-03-01}
@@ -102,7 +102,7 @@ School again.
 
 
 def test_diary_page_summary_counts_its_entries_and_dates_and_prose_keeps_its_lead():
-    assert composed_summary(DIARY, "1952 March") == "Diary: 3 entries, 1952-03-01 to 1952-03-31."
+    assert composed_summary(DIARY, "1952 March") == "Diary, 3 entries, 1–31 Mar 1952."
     prose = "盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n"
     assert composed_summary(prose, "盆栽", "盆栽の松は春に芽を摘みます。") == ""
 
@@ -116,7 +116,7 @@ def test_a_diary_of_date_headings_is_summarised_with_the_topics_under_them():
             "### WEDNESDAY 14th MAY {#1997-05-14}\n\nA quiet day.\n\n### FRIDAY 16th MAY {#1997-05-16}\n\n"
             "## Urticaria\n\nItchy all day.\n")
     assert composed_summary(body, "1997") == \
-        "Diary: 3 entries, 1997-05-13 to 1997-05-16: Death of my mother / Urticaria."
+        "Diary, 3 entries, 13–16 May 1997: Death of my mother / Urticaria."
 
 
 def test_a_term_in_full_width_and_half_width_letters_is_one_tag():

@@ -1,0 +1,149 @@
+"""Summaries (siterag.enrich.summary): central sentences on prose, a composition of the page's own facts on pages
+made of entries, verse, contents; every quoted sentence the body's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from siterag.enrich.summary import (
+    choose_summary,
+    composed_summary,
+    date_range,
+    leans_back,
+    page_sentences,
+    summary_is_exact,
+)
+from tests.conftest import SHARED_SITES
+
+
+def test_a_sentence_pointing_back_to_what_is_left_out_is_not_quoted():
+    """Judged corpus: `こんな化け物が…` opened a summary without what it points at; `This is…`, `They…` the same."""
+    body = ("![](monster.jpg)\n\nこんな化け物が夜の森に出るという話を聞いた。森の化け物は大きな目をしているという。\n\n"
+            "村の古老は森の化け物を見たことがあると言う。化け物の話は村に古くから伝わっている。\n")
+    summary = choose_summary(page_sentences(body), [])
+    assert summary and not summary.startswith("こんな"), summary
+    assert summary_is_exact(summary, body)
+    en = ["This is what I found in the attic.", "My grandfather kept a diary of the war in Burma.",
+          "They were never published.", "The diary of the war in Burma fills four notebooks."]
+    summary = choose_summary(en, [])
+    assert summary.startswith("My grandfather kept a diary"), summary
+    assert "This is what" not in summary
+    # with the sentence it points back to, a pointing sentence may come along
+    assert leans_back("They were never published.") and not leans_back("This manual describes the menus.")
+    assert not leans_back("このメニューは灰色です。", "編集メニュー") and leans_back("このメニューは灰色です。", "表示")
+
+
+def test_an_english_page_is_summarised_by_its_central_sentences_not_its_first():
+    body = ("I have been rather busy this spring.\n\n"
+            "Our robot Gyrobot won the heavyweight final at the robot championship in Bristol. "
+            "Gyrobot spins its steel rim at a high speed and throws the other robot out of the arena. "
+            "The championship final in Bristol lasted three minutes.\n\n"
+            "Thanks to everyone who helped.\n")
+    summary = choose_summary(page_sentences(body), ["Gyrobot", "Bristol"], title="Gyrobot wins in Bristol")
+    assert "busy this spring" not in summary and "Thanks" not in summary, summary
+    assert summary.startswith("Our robot Gyrobot won the heavyweight final"), summary
+    assert summary_is_exact(summary, body)
+
+
+LYRICS = """# 森のうた
+
+森の奥で　きみを待つ
+風がささやく　なまえを呼ぶ
+木々のあいだに　ひかりがさして
+ぼくらはうたう　あしたのうた
+
+夜がふけても　星はみている
+ふたりの道は　どこへつづく
+こたえはいつも　きみのなかに
+ぼくらはうたう　あしたのうた
+
+森の奥で　きみを待つ
+ぼくらはうたう　あしたのうた
+"""
+
+
+def test_a_lyrics_page_is_named_with_its_lines_and_stanzas_not_quoted_line_by_line():
+    """Judged corpus: a lyrics page's summary was four of its lines."""
+    lead = choose_summary(page_sentences(LYRICS), [])
+    summary = composed_summary(LYRICS, "森のうた", lead)
+    assert summary == "森のうた: 詩・歌詞など 10行（3連）、「森の奥で きみを待つ」で始まる。", summary
+
+
+TOC = """# 地球の科学
+
+１．地球の大きさ
+２．地球の内部構造
+３．プレートの運動
+４．大気の大循環
+５．海流と気候
+６．地球の歴史
+"""
+
+
+def test_a_table_of_contents_lists_its_headings():
+    """Judged corpus: a table of contents was summarised by its debris (`…大気の大循環４．`)."""
+    lead = choose_summary(page_sentences(TOC), [])
+    summary = composed_summary(TOC, "地球の科学", lead)
+    assert summary == "地球の科学: 目次、6項目: １．地球の大きさ / ２．地球の内部構造 / ３．プレートの運動 ほか", \
+        summary
+
+
+DIARY = """## 2003年9月3日 新しいパソコン {#2003-09-03}
+
+新しいパソコンを買った。
+
+## 2003年10月12日 夏の合宿の写真 {#2003-10-12}
+
+合宿の写真を整理した。
+
+## 2003年11月5日 文化祭 {#2003-11-05}
+
+文化祭の劇は大成功だった。
+
+## 2003年12月20日 大掃除 {#2003-12-20}
+
+部室の大掃除をした。
+"""
+
+
+def test_a_diary_names_its_span_its_count_and_its_entries_titles():
+    assert composed_summary(DIARY, "日記 2003") == \
+        "日記 2003年9月–12月、4件: 新しいパソコン / 夏の合宿の写真 / 文化祭 ほか"
+    assert date_range("1940-01-03", "1940-02-28", ja=False) == "3 Jan – 28 Feb 1940"
+    assert date_range("1939-12-30", "1940-01-02", ja=True) == "1939年12月–1940年1月"
+    assert date_range("2003-09-03", "2003-09-28", ja=True) == "2003年9月3日–28日"
+    assert date_range("1952-03-01", "1952-03-31", ja=False) == "1–31 Mar 1952"
+    untitled = DIARY.replace(" 新しいパソコン", "").replace(" 夏の合宿の写真", "").replace(" 文化祭", "") \
+        .replace(" 大掃除", "")
+    assert composed_summary(untitled, "日記", topics=["パソコン", "文化祭"]) == \
+        "日記 2003年9月–12月、4件。話題: パソコン、文化祭"
+
+
+def test_a_roster_of_short_lines_is_a_list_not_verse():
+    people = ["石田亨", "中西英之", "小泉智史", "神田智子", "八槇博史", "山下直美", "鳥海不二夫", "林田尚子"]
+    names = "\n\n".join(f"{n} （京都大学情報学研究科）" for n in people)
+    summary = composed_summary(names, "メンバー")
+    assert summary.startswith("メンバー: 8行の一覧: 石田亨 （京都大学情報学研究科）"), summary
+
+
+def test_a_real_build_diary_is_composed_from_its_entries():
+    """gyrobot's build diary (../shared): its dated entries, as the site flow extracts and marks them."""
+    site = SHARED_SITES / "gyrobot"
+    if not (site / "diary.htm").is_file():
+        pytest.skip("../shared/sites/gyrobot is absent")
+    from siterag.enrich.dates import mark_entries
+    from siterag.extract.extract import extract_page
+    from siterag.extract.template import folder_template
+
+    template = frozenset(folder_template(site)["diary.htm"])
+    html = (site / "diary.htm").read_bytes().decode("latin-1")
+    body = mark_entries(extract_page(html, "heuristic", template=template).markdown).markdown
+    summary = composed_summary(body, "Build Diary", topics=["Gyrobot"])
+    assert summary.startswith("Diary, ") and " entries, " in summary, summary
+    assert "2003" in summary and "Apr 2003" in summary  # the last entry: 17/04/03
+    fontview = SHARED_SITES / "fontforge-ja" / "ja" / "fontview.html"
+    if fontview.is_file():
+        page = extract_page(fontview.read_bytes().decode("cp932"), "heuristic").markdown
+        quoted = choose_summary(page_sentences(page), [], title="フォントビュー")
+        assert "フォントビュー" in quoted and summary_is_exact(quoted, page), quoted
+        assert not leans_back(quoted, "フォントビュー")
