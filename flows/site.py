@@ -24,6 +24,7 @@ from tasks import (
     enrich_site_task,
     extract_batch_task,
     index_task,
+    links_task,
     mirror_task,
     normalize_task,
     quality_task,
@@ -86,9 +87,12 @@ def _archive(cfg: Config, site: SiteConfig) -> dict:
 
     with clock("enrich"):  # machine tags / summary / category: term frequencies need the whole site's corpus
         enriched = enrich_site_task(layout, site, outcomes, cfg.embedder)
+    with clock("links"):  # links between documents to the .md files, images to the mirror (after enrich: see docs)
+        linked = links_task(layout, site)
     with clock("quality"):
         report = quality_task(layout, outcomes, removed, select, crawl["warnings"])  # crawl warnings in the report
     report["enrich"] = enriched
+    report["links"] = linked
     with clock("index"):
         report["index"] = index_task(layout, cfg.embedder, cfg.store)
     # Wall seconds per stage; then page work summed over all workers, and the index stage's parts.

@@ -83,6 +83,9 @@ class SiteConfig:
     warc: bool = False
     hosts: tuple[str, ...] = ()
     capture_until: str = ""
+    # The site's original base URL (`http://www.example.ne.jp/~user/`) when it is archived from a copy (a local
+    # folder, a WARC, a server on 127.0.0.1): the pages' `url` is the address under it (siterag.enrich.links).
+    origin: str = ""
 
     @property
     def is_local(self) -> bool:
@@ -264,6 +267,20 @@ def _url_or_empty(value: object, where: str) -> str:
     return _http_url(value, where) if value else value
 
 
+def _origin(value: object, where: str) -> str:
+    """An http(s) base URL with no query or fragment, ending in `/` (one is added)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _Mistake(where, f'must be the site\'s original base URL, e.g. "http://www.example.ne.jp/~user/", '
+                              f'{_got(value, "string")}')
+    url = value.strip()
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or " " in url:
+        raise _Mistake(where, f"{url!r} is not an http(s) URL (e.g. \"http://www.example.ne.jp/~user/\")")
+    if parsed.query or parsed.fragment or "#" in url or "?" in url:
+        raise _Mistake(where, f"{url!r}: give the site's base URL, without ?query or #fragment")
+    return url if url.endswith("/") else url + "/"
+
+
 def _port(value: object, where: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 65535:
         return value
@@ -375,6 +392,7 @@ SITE_KEYS: dict[str, Check] = {
     "max_depth": _whole(0, " (0 = no limit)"), "max_pages": _whole(0, " (0 = no limit)"), "timeout_s": _number(True),
     "extract_mode": _choice(EXTRACT_MODES, allow_empty=True), "schedule": _cron, "categories": _categories,
     "warc_files": _warc_files, "warc": _flag, "hosts": _hosts, "capture_until": _day,
+    "origin": _origin,
 }
 LLM_KEYS: dict[str, Check] = {
     "base_url": _url_or_empty, "base_urls": _urls, "model": _text, "embedded": _flag, "embedded_port": _port,
@@ -382,7 +400,7 @@ LLM_KEYS: dict[str, Check] = {
     "max_concurrent": _whole(1), "enrich": _flag,
 }
 INDEX_KEYS = ("uri", "storage_options")
-DEFAULTS_KEYS = {**GLOBAL_KEYS, **{k: v for k, v in SITE_KEYS.items() if k != "name"}}
+DEFAULTS_KEYS = {**GLOBAL_KEYS, **{k: v for k, v in SITE_KEYS.items() if k not in ("name", "origin")}}
 TABLES = {"defaults": "[defaults]", "llm": "[llm]", "index": "[index]", "site": "[[site]]"}
 assert set(SITE_KEYS) == set(SiteConfig.__dataclass_fields__)
 assert set(LLM_KEYS) == set(LLMConfig.__dataclass_fields__)
@@ -393,7 +411,7 @@ def _home(key: str) -> str:
     if key in GLOBAL_KEYS:
         return "[defaults]"
     if key in SITE_KEYS:
-        return "[[site]]" if key == "name" else "[[site]] (or [defaults], for every site)"
+        return "[[site]]" if key in ("name", "origin") else "[[site]] (or [defaults], for every site)"
     if key in LLM_KEYS:
         return "[llm]"
     return "[index]" if key in INDEX_KEYS else ""

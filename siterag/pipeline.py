@@ -20,6 +20,7 @@ from siterag.acquire.purge import is_binary, looks_like_html
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import corpus_paths, read_doc, write_doc
 from siterag.enrich.dates import dates_key, mark_entries, numeric_order, stamp_date
+from siterag.enrich.links import origin_url
 from siterag.enrich.metadata import content_hash, date_from_path, fallback_metadata, llm_metadata, metadata_key
 from siterag.enrich.quality import check_page, find_duplicates, log_lines
 from siterag.extract.blocks import normalise
@@ -252,6 +253,28 @@ def source_url(site: SiteConfig, rel: str, logs: Path | None = None) -> str:
         (f"?{quote(query, safe='=&;/:+,%')}" if query else "")
 
 
+def original_url(site: SiteConfig, rel: str, info: Mapping, logs: Path | None = None) -> str:
+    """A page's front matter `url`: its captured URL (WARC), its crawled URL (source_url), '' for a local folder;
+    with the site's `origin`, its address under that instead (siterag.enrich.links.origin_url): the part of the
+    served URL under the start URL's folder (a WARC: under its `hosts` entry), or the file's path in the folder."""
+    url = info.get("url") or ("" if site.is_local else source_url(site, rel, logs))
+    if not site.origin:
+        return url
+    if site.is_local or not url:
+        return origin_url(site.origin, rel)
+    parts = urlparse(url)
+    if site.is_warc:
+        from siterag.acquire.warc import parse_host, site_prefix
+
+        prefix = site_prefix(url, [parse_host(h) for h in site.hosts]) or ""
+        base = f"{parts.scheme}://{parts.netloc}{prefix.rstrip('/')}/"
+    else:
+        start = urlparse(redact_url(site.start_urls[0]))
+        folder = start.path if start.path.endswith("/") else posixpath.dirname(start.path) + "/"
+        base = f"{start.scheme}://{start.netloc}{folder}"
+    return origin_url(site.origin, rel, url, base)
+
+
 @dataclass
 class PageOutcome:
     """What happened to one page in this run."""
@@ -330,10 +353,12 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
     key += dates_key()  # entry headings and dates (siterag.enrich.dates)
     existing = read_doc(out_path) if out_path.exists() else None
     old_fields = existing[0] if existing else None
+    url = original_url(site, rel, info, layout.logs)
     if not needs_work(old_fields, info["hash"], key, client is not None):
-        if moved_capture(old_fields, info):  # same bytes, now from another capture: only the provenance changes
-            fields = {**old_fields, "url": info.get("url") or old_fields.get("url", ""),
-                      "captured_at": info.get("captured_at")}
+        # same bytes, now from another capture, or another `origin`: only the provenance changes (nothing re-embedded)
+        if moved_capture(old_fields, {**info, "url": url}) or (url and url != old_fields.get("url")):
+            fields = {**old_fields, "url": url or old_fields.get("url", ""),
+                      "captured_at": info.get("captured_at") or old_fields.get("captured_at")}
             if old_fields.get("date_from") == "capture" and info.get("captured_at"):
                 fields["date"] = str(info["captured_at"])[:10]
             write_doc(out_path, existing[1], {k: v for k, v in fields.items() if v is not None})
@@ -374,7 +399,7 @@ def process_page(layout: SiteLayout, site: SiteConfig, rel: str, corpus_rel: str
         **meta,
         "site": site.name,
         "source": info.get("warc_file") or source_url(site, rel, layout.logs),
-        "url": info.get("url") or ("" if site.is_local else source_url(site, rel, layout.logs)),  # the original URL
+        "url": url,  # the original URL (under the site's `origin` when it has one)
         **({"captured_at": info["captured_at"]} if info.get("captured_at") else {}),  # its WARC-Date
         "path": rel,
         "date": dated.date,

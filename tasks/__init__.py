@@ -5,6 +5,7 @@ from tasks.stages import (
     enrich_site_task,
     extract_batch_task,
     index_task,
+    links_task,
     mirror_task,
     normalize_task,
     quality_task,
@@ -13,4 +14,4 @@ from tasks.stages import (
 )
 
 __all__ = ["Sealed", "mirror_task", "normalize_task", "extract_batch_task", "enrich_site_task", "remove_vanished_task",
-           "quality_task", "index_task", "template_task"]
+           "quality_task", "index_task", "template_task", "links_task"]

@@ -20,6 +20,7 @@ from siterag.codehash import code_hash
 from siterag.config import LLMConfig, SiteConfig
 from siterag.enrich.corpus import read_doc
 from siterag.enrich.enrich import enrich_site, store_page_facts
+from siterag.enrich.links import link_site
 from siterag.extract.template import site_template
 from siterag.index.embed_cache import cached_embedder, open_chunk_cache, warm_cache
 from siterag.index.embedding import get_embedder
@@ -35,6 +36,7 @@ from siterag.pipeline import (
     known_pages,
     moved_capture,
     normalize_pages,
+    original_url,
     page_stats,
     process_batch,
     quality_report,
@@ -122,6 +124,7 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     layout: SiteLayout = parameters["layout"]
     llm: LLMConfig = parameters["llm"]
     corpus_map: dict[str, str] = parameters["corpus_map"]
+    site: SiteConfig = parameters["site"]
     hashes = []
     for rel in parameters["rels"]:
         parsed = read_doc(layout.corpus / corpus_map[rel])
@@ -131,7 +134,8 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
         page_hash = parameters["manifest"][rel]["hash"]
         # A page that changed back to content seen before must not hit that old cache entry.
         if fields.get("content_hash") != page_hash or (llm.enabled and retry_due(fields)) or \
-                moved_capture(fields, parameters["manifest"][rel]):
+                moved_capture(fields, {**parameters["manifest"][rel],
+                                       "url": original_url(site, rel, parameters["manifest"][rel], layout.logs)}):
             return None
         hashes.append((rel, corpus_map[rel], page_hash))
     from siterag import pipeline
@@ -139,8 +143,7 @@ def batch_cache_key(context, parameters: dict) -> str | None:  # noqa: ANN001
     from siterag.extract import blocks, chrome, extract, heuristics, template
 
     code = [code_hash(m) for m in (extract, heuristics, blocks, metadata, pipeline, chrome, template, dates)]
-    site: SiteConfig = parameters["site"]
-    stage = [site.name, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
+    stage = [site.name, site.origin, site.extract_mode, llm.model, llm.enrich, llm.enabled, llm.context_tokens]
     templates = unsealed(parameters.get("templates")) or {}
     page_templates = [pipeline.template_key(templates.get(rel)) for rel in parameters["rels"]]
     raw = json.dumps([hashes, stage, code, str(layout.data_dir), page_templates], sort_keys=True)
@@ -190,6 +193,16 @@ def enrich_site_task(layout: SiteLayout, site: SiteConfig, outcomes: list[dict],
         stats = enrich_site(layout, site, touched, embedder_name, progress=shown)
     get_run_logger().info("enrich: machine metadata for %d of %d documents (%d rewritten) in %.1f s",
                           stats["enriched"], stats["documents"], stats["rewritten"], stats["seconds"])
+    return stats
+
+
+@task(name="links")
+def links_task(layout: SiteLayout, site: SiteConfig) -> dict:
+    """The corpus's links between documents rewritten to the `.md` files, its images and files to the mirror's
+    (siterag.enrich.links): a site pass, since a link's target depends on which pages have a document."""
+    stats = link_site(layout, site)
+    get_run_logger().info("links: %d of %d documents rewritten (%d edited by hand, left alone)", stats["rewritten"],
+                          stats["documents"], stats["edited_by_hand"])
     return stats
 
 

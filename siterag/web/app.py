@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from siterag.enrich.corpus import read_doc
+from siterag.enrich.links import site_origins
 from siterag.web import archive
 from siterag.web.archive import Doc
 from siterag.web.reader import lang_of, render
@@ -58,8 +59,7 @@ class Archive:
         from siterag.config import load_config
 
         cfg = load_config(path)
-        origins = {s.name: tuple(u if u.endswith("/") else u.rsplit("/", 1)[0] + "/"
-                                 for u in (*s.start_urls, *(f"http://{h}/" for h in s.hosts))) for s in cfg.sites}
+        origins = {s.name: site_origins(s.start_urls, s.hosts, s.origin) for s in cfg.sites}
         return cls(cfg.data_dir, origins, cfg.store, cfg.embedder)
 
     def search(self, query: str, **filters: object) -> list:
@@ -199,7 +199,8 @@ def _reader(arc: Archive, doc: Doc) -> dict:
     if parsed is None:
         raise HTTPException(404, "the document's file is gone")
     pages = {d.path for d in arc.docs[doc.site]}
-    body = Markup(render(parsed[1], doc.site, doc.path, pages, arc.origins.get(doc.site, ())))
+    docs = {d.rel: d.path for d in arc.docs[doc.site]}
+    body = Markup(render(parsed[1], doc.site, doc.path, pages, arc.origins.get(doc.site, ()), doc.rel, docs))
     prev, nxt = archive.neighbours(arc.docs[doc.site], doc)
     has_original = file_in(arc.data_dir / "normalized" / doc.site, doc.path) is not None
     return {"doc": doc, "body": body, "lang": lang_of(doc.title + parsed[1]), "prev": prev, "next": nxt,

@@ -5,14 +5,16 @@ a search snippet's **marks** as escaped HTML with <mark>."""
 from __future__ import annotations
 
 import html
-import posixpath
 import re
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote
 
 import lxml.html
 
+from siterag.enrich.links import page_target
 from siterag.layout import UnsafePath, safe_path
+
+__all__ = ["file_in", "page_target", "route", "rewrite_html", "snippet_html", "RAW_CSP", "RAW_HEADERS"]
 
 
 def file_in(root: Path, rel: str) -> Path | None:
@@ -30,44 +32,6 @@ def file_in(root: Path, rel: str) -> Path | None:
     except (OSError, ValueError):
         return None
     return path
-
-
-def page_target(base_path: str, href: str, origins: tuple[str, ...] = ()) -> tuple[str, str] | None:
-    """Where a link `href` on the archived page `base_path` (a site-relative path) leads inside the site:
-    (site-relative path, #fragment), or None for a link out of the archive (another host, mailto:,
-    javascript:, above the site's root). `origins`: the site's own base URLs (`http://host/~user/`), whose
-    absolute links are the site's pages. The query string is dropped (wget saved no such variants here)."""
-    href = href.strip()
-    if not href:
-        return None
-    parts = urlsplit(href)
-    fragment = f"#{parts.fragment}" if parts.fragment else ""
-    if parts.scheme or parts.netloc:
-        absolute = href if parts.scheme else f"http:{href}"
-        for origin in origins:
-            o = urlsplit(origin)
-            a = urlsplit(absolute)
-            prefix = o.path if o.path.endswith("/") else posixpath.dirname(o.path) + "/"
-            if a.scheme in ("http", "https") and a.netloc.lower() == o.netloc.lower() and \
-                    (a.path or "/").startswith(prefix):
-                path = _clean((a.path or "/")[len(prefix):] or "index.html")
-                return (path, fragment) if path else None
-        return None
-    if not parts.path:
-        return (base_path, fragment) if fragment else None
-    joined = parts.path.lstrip("/") if parts.path.startswith("/") else \
-        posixpath.join(posixpath.dirname(base_path), parts.path)
-    path = _clean(joined)
-    return (path, fragment) if path else None
-
-
-def _clean(path: str) -> str | None:
-    """A site-relative path with `.`/`..` resolved and percent escapes decoded; None above the site's root."""
-    path = unquote(path)
-    if path.endswith("/"):
-        path += "index.html"
-    norm = posixpath.normpath(path)
-    return None if norm in (".", "..") or norm.startswith(("../", "/")) else norm
 
 
 def route(prefix: str, site: str, path: str, fragment: str = "") -> str:
