@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import sqlite3
 import sys
@@ -209,17 +208,12 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject)
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
-    lead = choose_summary(facts.sentences, tags, common, facts.quotes, site_idf(stats), title)
+    lead = choose_summary(facts.sentences, tags, common, facts.quotes, title=title)
     return {"tags": tags, "summary": composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead}
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles
 
-
-def site_idf(stats: SiteStats) -> Callable[[str], float]:
-    """A term's weight in a summary's centrality: 1 + log of how rare it is among the site's pages (its
-    document frequency by keywords.term_key; a term the page's tokens never made counts as the rarest)."""
-    return lambda term: 1.0 + math.log((stats.docs + 1) / (stats.df.get(term_key(term), 0) + 1))
 
 
 SUBJECT_ZIPF = 4.5  # an English word of the title this common (`Life` of `My life and times`) is no subject

@@ -191,10 +191,11 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
         if picks:
             return _join([sentences[i] for i in picks])
     lines = [s for s, q in zip(sentences, quotes, strict=True) if q and s not in common]
+    lines = [s for s in lines if not leans_back(s, title)] or lines
     return _clause(sentences, common) or _best_window([[s] for s in lines], tags)
 
 
-LEAD_WEIGHT = 0.3  # added to the first sentence's centrality (half of it to the second, a third to the third...):
+LEAD_WEIGHT = 0.6  # added to the first sentence's centrality (half of it to the second, a third to the third...):
 # the opening is where an author most often says what the page is, unless it says little of the page's terms
 TITLE_WEIGHT = 2  # the title's terms count as often as this in the page's centroid
 
@@ -515,7 +516,7 @@ def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = 
     given). '' when the page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page
     is no list of entries (a link list under an introduction keeps the introduction)."""
     st = _structure(body)
-    ja = _is_ja(body)
+    ja = _is_ja(summary_source(_MD_IMAGE_ONLY_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
     entries = st["entries"]
     if len(entries) >= 2:
@@ -557,14 +558,16 @@ def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = 
                 (f": {_quoted(firsts, ja)}" if firsts else "")
         return f"{label}table of {len(rows)} rows" + (f" (columns: {columns})" if columns else "") + \
             (f": {_quoted(firsts, ja)}." if firsts else ".")
-    if len(items) >= COMPOSE_ITEMS and len(items) * 2 >= st["text"] and not _prose_items(items):
+    if len(items) >= COMPOSE_ITEMS and len(items) * 2 >= st["text"] \
+            and not (_prose_items(items) and len(items) < 2 * COMPOSE_ITEMS):  # a few sentences set as a list: prose
         return f"{label}{len(items)}項目の一覧: {_quoted(items, ja)}" if ja else \
             f"{label}list of {len(items)} items: {_quoted(items, ja)}."
     if st["images"] >= PHOTOS and st["text"] < st["images"]:
         captions = st["alts"] or short
         shown = f": {_quoted(captions, ja)}" if captions else ""
         return f"{label}写真 {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."
-    if len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2:
+    if len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2 \
+            and (not lead or any(squeezed(lead) in squeezed(x) for x in short)):  # no lead of a paragraph's
         if not _verse(short):  # names, titles, labels: a roster, a menu, a setlist
             return f"{label}{len(short)}行の一覧: {_quoted(short, ja)}" if ja else \
                 f"{label}list of {len(short)} lines: {_quoted(short, ja)}."

@@ -147,3 +147,12 @@ def test_a_real_build_diary_is_composed_from_its_entries():
         quoted = choose_summary(page_sentences(page), [], title="フォントビュー")
         assert "フォントビュー" in quoted and summary_is_exact(quoted, page), quoted
         assert not leans_back(quoted, "フォントビュー")
+
+
+def test_a_sites_menu_is_worded_in_the_language_of_its_labels_not_of_its_link_targets():
+    menu = "\n\n".join(f"**[{label}](../{target}/index_of_this_section_{n}.htm)**" for n, (label, target) in
+                       enumerate([("教室案内", "kyousitu"), ("所在地", "syozaiti"), ("熟年者のページ", "jyukunen"),
+                                  ("ホームページ作ります", "hosakusei")]))
+    assert composed_summary(menu, "目次") == "目次、4項目: 教室案内 / 所在地 / 熟年者のページ ほか"
+    offsite = menu.replace("](../", "](http://example.com/")
+    assert composed_summary(offsite, "") == "リンク集、4件: 教室案内 / 所在地 / 熟年者のページ ほか"
