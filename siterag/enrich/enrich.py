@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import sqlite3
 import sys
@@ -50,6 +51,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
+from siterag.enrich.tagterms import name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
 
@@ -198,7 +200,8 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     own_text = "\n".join(x for x in body.splitlines() if not repeated or _line_text(x) not in repeated)
     headings = [h for h in _HEADING_RE.findall(body)]
     found = {}
-    for name, parts in [*(names or {}).items(), *site_names([title, *headings]).items()]:
+    quoted = {q: name_parts(q) for q in quoted_names(own_text)}  # 『エンジェル/ダスト』: a work's name, whole
+    for name, parts in [*(names or {}).items(), *site_names([title, *headings]).items(), *quoted.items()]:
         if name not in found and parts and all(p in facts.terms.counts for p in parts) and name in own_text:
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
@@ -208,12 +211,17 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject)
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
-    lead = choose_summary(facts.sentences, tags, common, facts.quotes, title=title)
+    lead = choose_summary(facts.sentences, tags, common, facts.quotes, site_idf(stats), title)
     return {"tags": tags, "summary": composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead}
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles
 
+
+def site_idf(stats: SiteStats) -> Callable[[str], float]:
+    """A term's weight in a summary's centrality: 1 + log of how rare it is among the site's pages (its
+    document frequency by keywords.term_key; a term the page's tokens never made counts as the rarest)."""
+    return lambda term: 1.0 + math.log((stats.docs + 1) / (stats.df.get(term_key(term), 0) + 1))
 
 
 SUBJECT_ZIPF = 4.5  # an English word of the title this common (`Life` of `My life and times`) is no subject
@@ -258,7 +266,7 @@ def site_names(texts: Iterable[str]) -> dict[str, list[str]]:
                 if not (2 <= len(words) <= 4 and words[0][:1].isupper() and words[-1][:1].isupper()
                         and all(w[:1].isupper() or w.lower() in _EN_SMALL for w in words)):
                     continue
-            elif len(_HIRAGANA_RE.findall(name)) > 1 or " " in name:
+            elif not name_like(name) or " " in name:  # 湖畔の宿, not フォントを出力 (a phrase: を)
                 continue
             parts = name_parts(name)
             if len(parts) >= 2:
@@ -372,9 +380,9 @@ def _json(value: object) -> str:
 
 def _facts_key() -> str:
     """Facts are valid for this code of siterag.enrich.keywords, siterag.enrich.summary and siterag.enrich.enrich."""
-    from siterag.enrich import keywords, summary
+    from siterag.enrich import keywords, summary, tagterms
 
-    return code_hash(keywords, summary, sys.modules[__name__])
+    return code_hash(keywords, summary, tagterms, sys.modules[__name__])
 
 
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:

@@ -18,6 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from siterag.enrich.tagterms import generic_term
+
 MAX_TAGS = 8
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
@@ -51,7 +53,8 @@ JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わ�
 一覧 お知らせ 今回 次回 前回 最近 以前 以後 問題 方法 理由 結果 必要
 可能 大丈夫 ん そう ここ そこ あそこ これ それ あれ どれ 何 なに 的
 化 性 用 者 さん 様 ちゃん くん 君 氏 年 月 日 頃 画像 クリック
-ダウンロード メール 掲示板 カウンター ゲストブック""".split())
+ダウンロード メール 掲示板 カウンター ゲストブック
+Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内""".split())
 EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
 among an and another any anyone anything are around as at back be became because become been before being below
 between both but by can cannot could did do does doing done down during each either else enough etc even ever every
@@ -141,7 +144,7 @@ def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _keep_term(term: str) -> bool:
-    return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and term not in JA_STOP
+    return (len(term) >= 2 and len(term) <= _MAX_TERM_CHARS and unicodedata.normalize("NFKC", term) not in JA_STOP
             and not _NUMBERISH_RE.match(term) and not (_HIRAGANA_RE.match(term) and len(term) <= 2)
             and not _KANA_ROW_RE.match(term) and not _HONORIFIC_RE.match(term))
 
@@ -153,11 +156,11 @@ _HONORIFIC_RE = re.compile(r"^[ご御][\u4e00-\u9fff]{1,2}$")
 _KATAKANA_RE = re.compile(r"[ァ-ヺー]+")
 
 
-def japanese_terms(text: str) -> list[str]:
+def japanese_terms(text: str, parts: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """Japanese noun terms in order of occurrence: runs of 2-4 consecutive nouns as one compound, else single
     nouns; katakana words joined by ・ are one (a foreign name or title: カルチュラル・スタディーズ); a verbal noun
     used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break runs (the English pass
-    takes them)."""
+    takes them). `parts`, when given, gets each compound's nouns (京都デジタルシティ -> 京都, デジタル, シティ)."""
     if not _JA_RE.search(text):
         return []
     _, tokenizer = _tokenizer()
@@ -169,6 +172,8 @@ def japanese_terms(text: str) -> list[str]:
                 terms.append(run[0])
         elif len(run) <= _MAX_COMPOUND and _keep_term("".join(run)):
             terms.append("".join(run))
+            if parts is not None:
+                parts["".join(run)] = tuple(run)
         else:
             terms.extend(t for t in run if _keep_term(t))
 
@@ -218,8 +223,8 @@ def english_terms(text: str) -> list[str]:
     for match in _EN_RUN_RE.finditer(text):
         run: list[str] = []
         before = ""  # the stopword the run follows
-        for word in [*match.group().split(" "), ""]:
-            if word and not _en_stop(word):
+        for word in [*_bridged(match.group().split(" ")), ""]:
+            if word and (" " in word or not _en_stop(word)):
                 if not run and before in _VERB_CUES and word.islower():
                     before = ""
                     continue  # "I believe", "will require": a verb after its subject or modal, no noun
@@ -237,6 +242,39 @@ def english_terms(text: str) -> list[str]:
     return [t for t in terms if sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper())]
 
 
+_BRIDGES = frozenset(("of", "de", "du", "del", "von", "van", "der", "la", "le", "of the", "de la", "von der",
+                      "van der"))
+
+
+def _bridged(words: list[str]) -> list[str]:
+    """Words with each name of two capitalised words joined by of / de / of the kept as one (`Lord of the Rings`,
+    `HOUSE OF EDGE`, `University of Siena`): a name is not cut at its small words. Only where the two words stand
+    alone (no capitalised word next to them: `Professor of Technische Universitaet` is no such name)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for size in (2, 1):
+            j = i + size + 1  # the word after the bridge
+            if j >= len(words) or " ".join(words[i + 1:j]).lower() not in _BRIDGES:
+                continue
+            left, bridge, right = words[i], words[i + 1:j], words[j]
+            if (_name_word(left) and _name_word(right) and not (out and _name_word(out[-1]))
+                    and not (j + 1 < len(words) and _name_word(words[j + 1]))
+                    and all(w.islower() or (w.isupper() and left.isupper()) for w in bridge)):
+                out.append(" ".join(words[i:j + 1]))
+                i = j + 1
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def _name_word(word: str) -> bool:
+    """A capitalised word that is no stopword: a word of a name."""
+    return word[:1].isupper() and " " not in word and not _en_stop(word)
+
+
 # Words after which a lowercase word is a verb: subject pronouns and modals.
 _VERB_CUES = frozenset("i we you they he she it will would can could should may might must shall "
                        "don't doesn't didn't won't can't cannot".split())
@@ -249,10 +287,12 @@ def _en_stop(word: str) -> bool:
 
 
 def _case_parts(run: list[str]) -> list[list[str]]:
-    """A run cut where a lowercase word is followed by a capitalised one: a name starts there (`school John`)."""
+    """A run cut where a lowercase word is followed by a capitalised one: a name starts there (`school John`);
+    and around a name joined by its small words (_bridged)."""
     parts: list[list[str]] = [[]]
     for word in run:
-        if parts[-1] and parts[-1][-1][:1].islower() and word[:1].isupper():
+        if parts[-1] and ((parts[-1][-1][:1].islower() and word[:1].isupper())
+                          or " " in word or " " in parts[-1][-1]):  # a name joined by `of` stands alone
             parts.append([])
         parts[-1].append(word)
     return parts
@@ -290,7 +330,9 @@ class PageTerms:
 def page_terms(markdown: str, title: str = "") -> PageTerms:
     """Count the candidate terms of one page body (tokenises it once)."""
     text = analysis_text(markdown)
-    found = japanese_terms(text) + english_terms(text)
+    parts: dict[str, tuple[str, ...]] = {}
+    found = japanese_terms(text, parts) + english_terms(text)
+    found += recurring_parts(found, parts)
     out = PageTerms()
     first_at = dict(zip(reversed(found), range(len(found) - 1, -1, -1), strict=True))  # spelling -> first rank
     best: dict[str, int] = {}  # key -> count of its most frequent spelling (the earliest on a tie)
@@ -305,6 +347,28 @@ def page_terms(markdown: str, title: str = "") -> PageTerms:
     return out
 
 
+def recurring_parts(found: list[str], parts: dict[str, tuple[str, ...]]) -> list[str]:
+    """A noun the page keeps using inside longer terms, once more for each term it is in (スキー of スキー場,
+    スキー教室 and スキー): the subject they share. A term's parts are its compound's nouns and the terms of the
+    page it begins or ends with; a part counts when it is also a term of its own and in two different terms
+    (鉛筆 of 鉛筆 and 鉛筆ツール is that tool's part, not the page's subject)."""
+    counts = Counter(found)
+    holders: dict[str, set[str]] = {}
+    for term in counts:
+        if not _JA_RE.search(term):
+            continue
+        inside = {p for p in parts.get(term, ()) if _keep_term(p)}
+        inside |= {term[:i] for i in range(2, len(term)) if term[:i] in counts}
+        inside |= {term[i:] for i in range(1, len(term) - 1) if term[i:] in counts}
+        for part in inside - {term}:
+            holders.setdefault(part, set()).add(term)
+    extra = []
+    for part, terms in holders.items():
+        if len(terms) >= 2 and part in counts:
+            extra += [part] * sum(counts[t] for t in terms)
+    return extra
+
+
 def site_wide(df: int, docs: int) -> bool:
     """Whether a term is the site's rather than the page's: on more than half of the site's pages (and ≥ 3)."""
     return df >= 3 and df * 2 > docs
@@ -313,6 +377,7 @@ def site_wide(df: int, docs: int) -> bool:
 GENERIC_ZIPF = 5.5  # a lowercase English word at least this common (wordfreq) names no subject: `people`, `world`
 ABBREVIATION_ZIPF = 3.0  # a lowercase word of ≤ 4 letters rarer than this is an abbreviation or a cut word: `edn`
 STRAY_TF = 3  # a lowercase English phrase met fewer times on a page, not in its title, is a stray fragment
+HEADING_BOOST = 1.25  # a term of the page's headings (not its title): what a part of the page is about
 NAME_BOOST = 1.2  # a whole name (the site's title, heading or link text) over the words it is made of
 
 
@@ -352,15 +417,19 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     title; site-wide terms and stray ones (stray_term) are left out. `names`: the site's whole names found in the
     page (a title, heading or link text of the site: `Fait Accompli`, 雨水再利用貯水タンク) -> their term keys
     (name_parts); each scores NAME_BOOST × the best of its parts, so it is chosen before its fragments, and a name
-    whose parts are all site-wide is left out. `subject`: the title and headings, case-folded (stray_term)."""
+    whose parts are all site-wide is left out. `subject`: the title and headings, case-folded (stray_term); a term
+    in them scores ×HEADING_BOOST, and a common word said once outside them is left out (tagterms.generic_term)."""
     folded_title = (title or subject).casefold()
     scored = []
     by_key: dict[str, float] = {}
+    subject = subject or folded_title
     for key, tf in terms.counts.items():
         n = max(1, df.get(key, 1))
-        if site_wide(n, docs) or stray_term(terms.surface[key], tf, subject or folded_title):
+        if (site_wide(n, docs) or stray_term(terms.surface[key], tf, subject)
+                or generic_term(terms.surface[key], tf, key in subject)):
             continue
-        score = (1 + math.log(tf)) * math.log(1 + docs / n) * (1.5 if key in folded_title else 1.0)
+        place = 1.5 if key in folded_title else HEADING_BOOST if key in subject else 1.0
+        score = (1 + math.log(tf)) * math.log(1 + docs / n) * place
         by_key[key] = score
         scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():

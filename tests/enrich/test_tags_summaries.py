@@ -4,7 +4,7 @@ fragment; a page of entries, a track list or a link list gets a summary composed
 from __future__ import annotations
 
 from siterag.enrich.enrich import SiteStats, composed_summary, doc_summary, machine_fields, page_facts, site_names
-from siterag.enrich.keywords import japanese_terms, stray_term
+from siterag.enrich.keywords import japanese_terms, name_parts, stray_term
 
 
 def _stats(bodies: list[str]) -> SiteStats:
@@ -39,7 +39,7 @@ OTHER = ["## Seasons\n\nThe third album, recorded in a small studio by the river
 def test_album_page_keeps_its_capitalised_title_whole_and_says_it_is_a_track_list():
     stats = _stats([ALBUM, *OTHER])
     names = site_names(["Fait Accompli", "Seasons", "Love of Life", "Links"])
-    assert names["Love of Life"] == ["love", "life"]  # a name of several terms, kept whole
+    assert "Love of Life" not in names and name_parts("Love of Life") == ["love of life"]  # one term, whole
     fields = machine_fields(ALBUM, "Fait Accompli", stats, page_facts(ALBUM), names)
     folded = [t.casefold() for t in fields["tags"]]
     assert "fait accompli" in folded  # whole, and the page's subject

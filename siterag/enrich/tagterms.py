@@ -1,0 +1,94 @@
+"""What tells a topical term from a generic one, and the names a page quotes whole.
+
+General-language frequency (wordfreq's Zipf scale, Japanese looked up as a whole word, no tokenizer needed):
+a word common everywhere (要素, 関与, 贅沢, cheer) said once on a page, outside its title and headings, is not
+what the page is about. Quoted titles (『エンジェル/ダスト』, “Pet Sounds”) are names and stay whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from functools import lru_cache
+
+# A word at least this common in general text (Zipf: 3 = once per million words) is generic when the page says
+# it once and not in its title or headings: 要素 4.6, 関与 4.0, 積極的 4.3, 贅沢 4.1, cheer 3.6 — a rare word of the
+# page (百合小説, 雨水タンク, Fait Accompli) is not in the lists at all (0).
+COMMON_ZIPF = 3.5
+VERY_COMMON_ZIPF = 4.5  # 変更 5.1, 可能性 5.6, minutes 5.3, photo 5.0: the subject only if the page says it often
+VERY_COMMON_TF = 5
+QUOTE_CHARS = 24  # a quoted name is at most this long; a longer quotation is a sentence
+_JA_QUOTE_RE = re.compile(r"『([^『』\n]{2,40})』|「([^「」\n]{2,40})」|【([^【】\n]{2,40})】")
+_EN_QUOTE_RE = re.compile(r"[“\"]([A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4})[”\"]")
+_SENTENCE_END_RE = re.compile(r"[。！？!?、,]|[ぁ-ん]{4,}|(?:です|ます|ました|だった|でした)")
+_HIRAGANA_RE = re.compile(r"[ぁ-ゖ]")
+_JA_SUFFIXES = frozenset("的性化さ")
+_PARTICLE_RE = re.compile(r"[をにがではへも]")
+_MARKUP_RE = re.compile(r"[*_`#|\[\]<>{}]")
+
+
+@lru_cache(maxsize=1)
+def _ja_frequencies() -> dict[str, float]:
+    try:
+        from wordfreq import get_frequency_dict
+    except ImportError:
+        return {}
+    return get_frequency_dict("ja")
+
+
+@lru_cache(maxsize=65536)
+def general_zipf(term: str) -> float:
+    """wordfreq's Zipf frequency of a whole term in general text (0 when unknown, or without wordfreq): Japanese
+    by a look-up of the term as one word (a compound the lists lack is rare), English by wordfreq."""
+    word = unicodedata.normalize("NFKC", term).casefold()
+    if word.isascii():
+        if " " in word:
+            return 0.0
+        try:
+            from wordfreq import zipf_frequency
+        except ImportError:
+            return 0.0
+        return zipf_frequency(word, "en")
+    freq = _ja_frequencies().get(word, 0.0)
+    if not freq and len(word) > 2 and word[-1] in _JA_SUFFIXES:  # 積極的: the lists hold 積極 and 的
+        freq = _ja_frequencies().get(word[:-1], 0.0)
+    return round(math.log10(freq) + 9, 2) if freq > 0 else 0.0
+
+
+def generic_term(term: str, tf: int, in_subject: bool) -> bool:
+    """A word any page could use, not in the title or headings and not repeated as a subject is: said once when
+    common (関与, 積極的, cheer), fewer than VERY_COMMON_TF times when very common (変更, 可能性, minutes, photo)."""
+    if in_subject:
+        return False
+    zipf = general_zipf(term)
+    return (zipf >= COMMON_ZIPF and tf < 2) or (zipf >= VERY_COMMON_ZIPF and tf < VERY_COMMON_TF)
+
+
+def quoted_names(text: str) -> list[str]:
+    """Titles the page quotes, in order, once each: 『…』 and 【…】 whole; 「…」 and “…” only when they read as a
+    name, not a quoted sentence (short, no sentence ending or long kana run: 「エンジェル/ダスト」, not
+    「そうですね」)."""
+    out: list[str] = []
+    for m in _JA_QUOTE_RE.finditer(text):
+        name = (m.group(1) or m.group(2) or m.group(3) or "").strip()
+        if m.group(2) and (_SENTENCE_END_RE.search(name) or len(_HIRAGANA_RE.findall(name)) > 3):
+            continue
+        if m.group(2) and not name_like(name) and text.count(f"「{name}」") < 2:
+            continue  # 「映画を撮る」 once: a phrase quoted; a title with kana is quoted again (「あの子を探して」)
+        if (2 <= len(name) <= QUOTE_CHARS and name not in out and not _SENTENCE_END_RE.search(name[-1])
+                and not _MARKUP_RE.search(name)):
+            out.append(name)
+    for m in _EN_QUOTE_RE.finditer(text):
+        name = m.group(1).strip()
+        words = name.split()
+        if (len(name) <= QUOTE_CHARS * 2 and 1 <= len(words) <= 5 and name not in out
+                and sum(w[:1].isupper() for w in words) * 2 > len(words) and not name.endswith((".", ",", "!", "?"))):
+            out.append(name)
+    return out
+
+
+def name_like(text: str) -> bool:
+    """At most one hiragana, and no case particle: 七つ森, 湖畔の宿 (not 映画を撮る)."""
+    kana = _HIRAGANA_RE.findall(text)
+    return len(kana) <= 1 and not _PARTICLE_RE.search(text)

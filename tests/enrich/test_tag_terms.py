@@ -1,0 +1,97 @@
+"""Issue 24, item 1: tags are whole names (quoted titles, names joined by `of`), the subject a page keeps coming back
+to (a noun inside many compounds), and no common word said once (関与, 贅沢, cheer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from siterag.enrich.enrich import SiteStats, doc_summary, machine_fields, page_facts
+from siterag.enrich.keywords import english_terms, page_terms
+from siterag.enrich.tagterms import general_zipf, generic_term, quoted_names
+from tests.conftest import SHARED_SITES
+
+
+def _stats(bodies: list[str]) -> SiteStats:
+    stats = SiteStats(len(bodies))
+    for body in bodies:
+        facts = page_facts(body)
+        summary = doc_summary(facts.terms, facts.sentences, facts.lines)
+        stats.df.update(summary.terms)
+        stats.sentence_df.update(summary.sentences)
+    return stats
+
+
+OTHERS = ["## 盆栽の手入れ\n\n盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n",
+          "## 熱帯魚の水槽\n\nグッピーの水槽は水温が大切です。グッピーは毎日餌をやります。\n",
+          "## 鈴鹿山脈\n\n鈴鹿山脈の御在所岳に登りました。御在所岳のロープウェイは混んでいました。\n"]
+
+SKI = ("## 冬休みの思い出\n\n家族でスキー場に行きました。午前中はスキー教室でボーゲンを習いました。"
+       "午後は初めて一人でスキーをしました。転んでも楽しかったです。\n")
+
+
+def _tags(body: str, title: str = "") -> list[str]:
+    stats = _stats([body, *OTHERS])
+    return machine_fields(body, title, stats, page_facts(body))["tags"]
+
+
+def test_the_noun_a_page_keeps_using_in_compounds_is_its_subject():
+    tags = _tags(SKI, "冬休みの思い出")
+    assert tags[0] == "スキー", tags  # three times, twice inside a compound (old code: スキー場, スキー教室, no スキー)
+    assert page_terms(SKI).counts["スキー"] == 3
+    # a noun only ever inside one compound is that compound's part, not a term of its own
+    assert "デジタル" not in page_terms("京都デジタルシティの会議。京都デジタルシティの報告。").counts
+
+
+REVIEW = ("## 読書メモ\n\n『エンジェル/ダスト』を読みました。主人公の少女が天使に出会う物語です。"
+          "天使の羽の描写が美しく、作者の贅沢な文章に積極的に関与したくなりました。\n\n"
+          "『エンジェル/ダスト』の続編も楽しみです。\n")
+
+
+def test_a_quoted_title_is_one_tag_and_common_words_said_once_are_none():
+    tags = _tags(REVIEW, "読書メモ")
+    assert "エンジェル/ダスト" in tags, tags
+    assert not {"エンジェル", "ダスト"} & set(tags)  # no fragment of the title
+    assert not {"贅沢", "関与", "積極的"} & set(tags), tags  # common words, once each
+    assert all(t in REVIEW for t in tags)
+
+
+def test_quoted_names_are_titles_not_quoted_sentences():
+    found = quoted_names("『エンジェル/ダスト』と「七つ森」を観た。「そうですね、また行きたいです」と言った。"
+                         "He played “Pet Sounds” and said \"That was a long night, I think.\"")
+    assert found == ["エンジェル/ダスト", "七つ森", "Pet Sounds"]
+
+
+def test_generic_words_are_told_from_topical_ones_by_general_frequency():
+    if general_zipf("要素") == 0:
+        pytest.skip("wordfreq is absent")
+    assert generic_term("要素", 1, False) and generic_term("cheer", 1, False)
+    assert generic_term("要素", 3, False)  # very common: a subject only when said often
+    assert not generic_term("要素", 5, False) and not generic_term("要素", 1, True)  # repeated, or the subject
+    assert not generic_term("台本", 2, False)  # less common: said twice is enough
+    assert not generic_term("百合小説", 1, False) and not generic_term("Gyrobot", 1, False)
+
+
+def test_english_names_are_not_cut_at_their_small_words():
+    terms = english_terms("We saw HOUSE OF EDGE live, then read The Lord of the Rings again.")
+    assert "HOUSE OF EDGE" in terms and "Lord of the Rings" in terms, terms
+    assert not {"HOUSE", "EDGE", "Lord", "Rings"} & set(terms)
+    assert "history" in english_terms("the history of the town")  # lowercase: no name, no joining
+
+
+def test_tags_of_a_real_page_of_a_shared_site():
+    """nanatsumori's essay on a film director (../shared): the films it quotes in 「」 are tags, whole; no common word
+    it says once or twice (素人, 行為) is one; the site's other essays of the folder give the frequencies."""
+    folder = SHARED_SITES / "nanatsumori" / "shisaku-geijutsu"
+    page = folder / "shisaku-geijutsu-engeki-kecho.htm"
+    if not page.is_file():
+        pytest.skip("../shared/sites/nanatsumori is absent")
+    from siterag.extract.extract import extract_page
+
+    bodies = {p.name: extract_page(p.read_bytes().decode("cp932", "replace"), "heuristic").markdown
+              for p in sorted(folder.glob("*.htm"))}
+    body = bodies[page.name]
+    tags = machine_fields(body, "「化鳥伝説」パンフレットから 自作の方向性", _stats(list(bodies.values())),
+                          page_facts(body))["tags"]
+    assert {"７本のキャンドル", "金のオゼッラ賞"} <= set(tags), tags
+    assert not {"素人", "行為", "７本", "キャンドル"} & set(tags), tags
+    assert all(t in body for t in tags)
