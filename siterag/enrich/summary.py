@@ -259,7 +259,8 @@ def _cosine(a: Counter[str], b: Counter[str], w: dict[str, float]) -> float:
 
 
 _QUESTION_RE = re.compile(r"[？?][」』）)”\"']*$")
-_TERM_RE = re.compile(r"[\u30a1-\u30fa\u30fc\u3400-\u9fff々〆ヶ]{2,}|[A-Za-z][A-Za-z'’-]+[A-Za-z]|[Ａ-Ｚａ-ｚ]{2,}")
+_TERM_RE = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}|[\u3400-\u9fff々〆ヶ]{2,}|[A-Za-z][A-Za-z'’-]+[A-Za-z]|"
+                      r"[Ａ-Ｚａ-ｚ]{2,}")
 _EN_STOP = frozenset("""the and for are but not you all any can her was one our out day get has him his how man new now
 old see two way who its let put say she too use that with have this will your from they know want been good much
 some time very when come here just like long make many more only over such take than them well were what which
@@ -268,9 +269,19 @@ few most other same so own under until while where why did does doing had having
 
 
 def sentence_terms(sentence: str) -> list[str]:
-    """The content terms of a sentence without a dictionary: runs of kanji or katakana (2+ characters) and
-    English words (3+ letters, no stop word), case-folded."""
-    return [t.casefold() for t in _TERM_RE.findall(sentence) if t.casefold() not in _EN_STOP]
+    """The content terms of a sentence without a dictionary: katakana words, the character pairs of kanji runs
+    (a compound `自然観察旅行` shares `旅行` with a sentence that has it alone) and English words (3+ letters, no
+    stop word), case-folded."""
+    out = []
+    for term in _TERM_RE.findall(sentence):
+        if _KANJI_RE.match(term):
+            out += [term[i:i + 2] for i in range(len(term) - 1)]
+        elif term.casefold() not in _EN_STOP:
+            out.append(term.casefold())
+    return out
+
+
+_KANJI_RE = re.compile(r"[\u3400-\u9fff々〆ヶ]")
 
 
 def leans_back(sentence: str, title: str = "") -> bool:
