@@ -302,7 +302,7 @@ def leans_back(sentence: str, title: str = "") -> bool:
 _LEANS_BACK_RE = re.compile(
     r"^(?:そして|しかし|しかも|だが|でも|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
     r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
-    r"または|あるいは|もしくは|例えば|たとえば|次に|最後に|さて|ちなみに|とはいえ|よって|むしろ|"
+    r"または|あるいは|もしくは|例えば|たとえば|次に|最後に|さて|ちなみに|とはいえ|よって|むしろ|というのは|というのも|なぜなら|"
     r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise|Or|Instead|Hence|Yet|"
     r"Still|Finally|Next|Meanwhile|Indeed|Nevertheless|Nonetheless|Likewise|Similarly|For (?:example|instance)|"
     r"In (?:addition|fact|turn)|As a result|Of course|If (?:so|not))\b"
