@@ -14,8 +14,8 @@ others (quoted), summaries whose sentences are all in the body, and that start w
 its text ("lead"); with a
 category; "stem": the share whose category says nothing (empty, an editor's default stem such as newpage or
 top, a file-name stem or folder that is no word; target 0); "dist.": distinct categories; the most frequent
-categories; seconds of the enrich pass. Then example
-front matters.
+categories; seconds of the enrich pass; below each site's row, its documents per page kind (`kinds:`, the
+taxonomy of siterag.enrich.kinds). Then example front matters.
 
 LLM mode (--llm-url): for each page of benchmarks/gold-ja the body is extracted (heuristic mode), then:
   raw    = one schema-constrained answer of the model, checked as it is;
@@ -112,6 +112,7 @@ def machine_main(args: argparse.Namespace) -> int:
             docs = corpus_docs(layout)
             c: Counter[str] = Counter()
             categories: Counter[str] = Counter()
+            kinds: Counter[str] = Counter()
             for rel, fields, body in docs:
                 tags = fields.get("tags") or []
                 c["docs"] += 1
@@ -131,15 +132,18 @@ def machine_main(args: argparse.Namespace) -> int:
                 c["category"] += bool(fields.get("category"))
                 c["stem"] += stem_category(str(fields.get("category") or ""), str(fields.get("path") or rel))
                 categories[str(fields.get("category") or "")] += 1
+                kinds[str(fields.get("kind") or "")] += 1
                 examples.append((name, fields))
             c["distinct"] = len(categories)
             totals.update(c)
             totals["seconds"] += stats["seconds"]
             _row(name, c, stats["seconds"], ", ".join(f"{k} {v}" for k, v in categories.most_common(6)))
+            print(f"{'':18} kinds: " + ", ".join(f"{k or '(none)'} {v}" for k, v in kinds.most_common()))
     _row("all", totals, totals["seconds"], "")
     random.Random(0).shuffle(examples)
     for name, fields in examples[:args.examples]:
-        shown = {k: fields.get(k) for k in ("title", "category", "tags", "summary", "path", "date", "metadata_by")}
+        shown = {k: fields.get(k) for k in ("title", "kind", "section", "category", "tags", "summary", "path", "date",
+                                            "metadata_by")}
         print(f"\n--- {name}\n" + "\n".join(f"{k}: {v}" for k, v in shown.items()))
     return 0
 

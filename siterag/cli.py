@@ -453,8 +453,9 @@ def _reindex_embedder(name: str, data_dir: Path) -> object:
 
 
 def cmd_values(args: argparse.Namespace) -> int:
-    """`siterag tags` / `siterag categories`: the values of a front matter field with their document counts, so that
-    `--tag` and `--category` have something to choose from."""
+    """`siterag tags` / `siterag categories` / `siterag kinds`: the values of a front matter field with their
+    document counts, so that `--tag` and `--category` have something to choose from (`kinds --describe`: with each
+    kind's description)."""
     from siterag.config import load_config
     from siterag.layout import SiteLayout
     from siterag.pipeline import iter_corpus_docs
@@ -463,18 +464,23 @@ def cmd_values(args: argparse.Namespace) -> int:
         return _fail(f"-k {args.k}: ask for 1 or more")
     cfg = load_config(args.config)
     sites = [cfg.site(args.site).name] if args.site else [s.name for s in cfg.sites]
-    field = "tags" if args.command == "tags" else "category"
+    field = {"tags": "tags", "kinds": "kind"}.get(args.command, "category")
     counts: Counter[str] = Counter()
     for site in sites:
         for _, fields, _ in iter_corpus_docs(SiteLayout(cfg.data_dir, site)):
             value = fields.get(field)
             counts.update(dict.fromkeys(value if isinstance(value, list) else [value] if value else [], 1))
     shown = counts.most_common(args.k)
+    described = getattr(args, "describe", False)
+    if described:
+        from siterag.enrich.kinds import KINDS, description
+    about = {v: description(v) if described and v in KINDS else "" for v, _ in shown}
     if args.json:
-        print(printable_json([{"value": v, "documents": n} for v, n in shown]))
+        print(printable_json([{"value": v, "documents": n, **({"description": about[v]} if described else {})}
+                              for v, n in shown]))
     else:
         for value, n in shown:
-            print(f"{n:6}  {printable(str(value))}")
+            print(f"{n:6}  {printable(str(value))}" + (f"  {about[value]}" if about[value] else ""))
         if len(counts) > len(shown):
             print(f"(and {len(counts) - len(shown)} more; -k to show more)")
     return 0 if counts else 1
@@ -598,13 +604,15 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_ask)
     st = sub.add_parser("status", help="per site: last run, documents, chunks, open problems")
     st.set_defaults(func=cmd_status)
-    for name, what in (("tags", "tags"), ("categories", "categories")):
-        values = sub.add_parser(name, help=f"the {what} of the archive with their document counts (for --"
-                                f"{'tag' if name == 'tags' else 'category'})")
+    for name, what, flag in (("tags", "tags", "--tag"), ("categories", "categories", "--category"),
+                             ("kinds", "page kinds (diary, review, links, ...)", "--category")):
+        values = sub.add_parser(name, help=f"the {what} of the archive with their document counts (for {flag})")
         values.add_argument("--site", metavar="SITE", help="only this site (a name from the config)")
         values.add_argument("-k", type=int, default=40, metavar="N", help="how many to show, most used first "
                             "(default: 40)")
         values.add_argument("--json", action="store_true", help="print them as JSON")
+        if name == "kinds":
+            values.add_argument("--describe", action="store_true", help="with each kind's description")
         values.set_defaults(func=cmd_values)
     ri = sub.add_parser("reindex", help="rebuild the index rows of sites from their corpus (others untouched)")
     ri.add_argument("sites", nargs="*", help="site names (default: all in the config)")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import sqlite3
 import sys
@@ -28,16 +27,19 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
+from siterag.enrich.kinds import Structure, site_kinds, structure
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
+    UNTITLED,
     banner_affixes,
     content_hash,
     opening_lines,
     own_title,
+    plain_titles,
     stale_title,
     without_banner,
 )
-from siterag.enrich.sections import clean_label, page_kind, page_links, site_categories
+from siterag.enrich.sections import clean_label, page_links, site_categories
 from siterag.enrich.summary import (  # the summary's functions; some only re-exported (tests, benchmarks)
     SUMMARY_CHARS,  # noqa: F401
     _prose_lines,
@@ -93,9 +95,10 @@ def structure_categories(paths: list[str]) -> dict[str, str]:
 
 
 def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str],
-                  link_texts: list[str] | None = None) -> dict[str, str]:
-    """Each document's category by page path: the name its site gives its section (its menus' link texts, the
-    section's index title, a folder named by a word), else its page kind (siterag.enrich.sections). The links are
+                  link_texts: list[str] | None = None, incoming: dict[str, Counter[str]] | None = None,
+                  ) -> dict[str, str]:
+    """Each document's section by page path: the name its site gives its section (its menus' link texts, the
+    section's index title, a folder named by a word), else '' (siterag.enrich.sections). The links are
     read from the normalized pages; a page whose normalized copy is gone counts with none. A <title> many pages
     share (an editor's default, the site's name) names no section."""
     paths = {d.path for d in docs}
@@ -109,8 +112,12 @@ def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_ti
     titles = {d.path: without_banner(d.page_title, *banner) for d in docs if d.title not in shared_titles}
     if link_texts is not None:  # what the site calls its pages: the evidence of whole names (site_names)
         link_texts.extend(text for found in links.values() for _, text in found)
-    kinds = {d.path: d.kind for d in docs}
-    return site_categories([d.path for d in docs], links, titles, lambda p: kinds[p] or "other")
+    if incoming is not None:  # what the site calls each page: the name of a page that has no title
+        for source, found in links.items():
+            for target, text in found:
+                if target != source and (label := clean_label(text)):
+                    incoming.setdefault(target, Counter())[label] += 1
+    return site_categories([d.path for d in docs], links, titles, lambda p: "")
 
 
 def nearest_categories(texts: list[str], categories: tuple[str, ...], embedder) -> list[str]:  # noqa: ANN001
@@ -211,17 +218,12 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject)
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
-    lead = choose_summary(facts.sentences, tags, common, facts.quotes, site_idf(stats), title)
+    lead = choose_summary(facts.sentences, tags, common, facts.quotes, title=title)
     return {"tags": tags, "summary": composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead}
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles
 
-
-def site_idf(stats: SiteStats) -> Callable[[str], float]:
-    """A term's weight in a summary's centrality: 1 + log of how rare it is among the site's pages (its
-    document frequency by keywords.term_key; a term the page's tokens never made counts as the rarest)."""
-    return lambda term: 1.0 + math.log((stats.docs + 1) / (stats.df.get(term_key(term), 0) + 1))
 
 
 SUBJECT_ZIPF = 4.5  # an English word of the title this common (`Life` of `My life and times`) is no subject
@@ -278,7 +280,7 @@ def needs_machine_fields(fields: dict) -> bool:
     """A document whose machine fields are missing: written by an older run (no category, or the old
     `metadata_by: fallback`) or cut off before the site pass. LLM-written fields are left alone."""
     by = fields.get("metadata_by")
-    return by != "llm" and (by == "fallback" or not fields.get("category"))
+    return by != "llm" and (by == "fallback" or not fields.get("category") or not fields.get("kind"))
 
 
 FACTS_FILE = "enrich-pages.sqlite"  # in data/logs/<site>/: each body's PageFacts, by body hash
@@ -379,10 +381,11 @@ def _json(value: object) -> str:
 
 
 def _facts_key() -> str:
-    """Facts are valid for this code of siterag.enrich.keywords, siterag.enrich.summary and siterag.enrich.enrich."""
-    from siterag.enrich import keywords, summary, tagterms
+    """Facts (and the machine fields: enrich_key) are valid for this code of siterag.enrich.keywords,
+    siterag.enrich.kinds, siterag.enrich.summary and siterag.enrich.enrich."""
+    from siterag.enrich import keywords, kinds, summary, tagterms
 
-    return code_hash(keywords, summary, tagterms, sys.modules[__name__])
+    return code_hash(keywords, kinds, summary, tagterms, sys.modules[__name__])
 
 
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:
@@ -455,7 +458,7 @@ class _Doc:
     opening: tuple[str, ...]  # its first lines of text, normalised
     borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
     page_title: str = ""  # its <title> as written
-    kind: str = ""  # what its structure says it is (sections.page_kind): the category when its site names none
+    shape: Structure = Structure()  # what its body is made of (kinds.structure): its kind with its title and section
 
 
 def _page_title(fields: dict) -> str:
@@ -526,7 +529,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                  fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
                                                          or fields.get("enrich_key") != code),
                  normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(_page_title(fields), body), _page_title(fields), page_kind(body))
+                 not stale_title(_page_title(fields), body), _page_title(fields), structure(body))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -538,8 +541,12 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     copied_titles = _shared((d.title for d in docs), 2) & {d.title for d in docs if d.borne_out}
     shared_lines = _shared(line for d in docs for line in set(d.opening))
     banner = banner_affixes(d.page_title for d in docs)  # `Site name - ` in many <title>s
+    unbannered = plain_titles(d.page_title for d in docs)  # without it, where that keeps them apart
     link_texts: list[str] = []
-    categories = site_sections(layout, docs, banner, shared_titles, link_texts)
+    incoming: dict[str, Counter[str]] = {}
+    sections = site_sections(layout, docs, banner, shared_titles, link_texts, incoming)
+    kinds = site_kinds({d.path: (d.shape, without_banner(d.page_title, *banner), "\n".join(d.opening))
+                        for d in docs}, sections)
     names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
                                         if d.title not in shared_titles), *link_texts]))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
@@ -556,10 +563,13 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = _page_title(fields)
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
-            if not title and (plain := without_banner(page_title, *banner)) != page_title:
+            if not title and (plain := unbannered.get(page_title, page_title)) != page_title:
                 title = plain
+            if not title and page_title == UNTITLED and incoming.get(doc.path):  # what the site's links call it
+                title = incoming[doc.path].most_common(1)[0][0]
             machine = {**machine_fields(body, title or page_title, stats, facts, names),
-                       "category": categories[doc.path], "enrich_key": code}
+                       "kind": kinds[doc.path], "section": sections[doc.path], "category": kinds[doc.path],
+                       "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
             if site.categories:  # the category waits for the embedder: written below

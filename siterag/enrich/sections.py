@@ -1,4 +1,4 @@
-"""A page's category from what the site itself says, never from an editor's file name.
+"""A page's section from what the site itself says, never from an editor's file name.
 
 A site names its sections in its menus: the link text of the menu entry that leads to a folder or a page
 (`日記`, `リンク`, `Diary`) is the word a person files the pages of that section under. The site pass
@@ -9,8 +9,8 @@ A site names its sections in its menus: the link text of the menu entry that lea
   Homepage Builder site, every page `newpageN.htm` at the top) belongs to that head's section;
 * a section is named by, in this order: the most frequent link text of links from outside the section to its head
   page (the folder's index page, else its most linked page); the head page's own title; the folder's name when it
-  is a word (`diary`, `books`; not `001sucript`, `kip`); else the page's kind from its structure (`diary`,
-  `links`, `table`, `article`, ...; `page_kind`).
+  is a word (`diary`, `books`; not `001sucript`, `kip`); else none (`kind(path)`: '' in the site pass, which
+  writes it as the front matter's `section`; what the page is, is its `kind`: siterag.enrich.kinds).
   A site whose top pages would make more than MAX_SECTIONS sections (a manual whose every page is linked from
   the others by a phrase) names only the MAX_SECTIONS most linked ones.
 
@@ -56,13 +56,6 @@ _NAV_PHRASE_RE = re.compile(r"クリック|こちら|ここを|ここから|戻�
                             r"enter|click|skip|add|jump)\b|\bhere$|^home page$", re.IGNORECASE)
 _NUMBERISH_RE = re.compile(r"^[\d\s０-９.,:/\-年月日号第回~〜（）()]+$")
 _URLISH_RE = re.compile(r"https?:|www\.|@|\.(?:s?html?|jpe?g|gif|png|cgi|php)\b", re.IGNORECASE)
-
-# Page kinds from structure, for a page whose site names no section.
-KINDS = ("diary", "links", "table", "photos", "list", "article", "other")
-_ENTRY_HEADING_RE = re.compile(r"^#{1,6} .*\{#\d{4}(?:-\d\d){0,2}[^}]*\}\s*$", re.MULTILINE)
-_MD_LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\([^)]*\)")
-_MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-
 
 def page_links(html: str, path: str, pages: set[str]) -> list[tuple[str, str]]:
     """(target page path, link text) of each link of `html` (the page at `path`) to another page of `pages`;
@@ -149,32 +142,6 @@ def _zipf(word: str) -> float:
     except ImportError:  # without wordfreq no folder name is taken for a word
         return 0.0
     return zipf_frequency(word, "en")
-
-
-def page_kind(body: str) -> str:
-    """What a page is from its structure, for a page whose site names no section: `diary` (dated entries),
-    `links` (mostly links), `table` (mostly a data table), `photos` (mostly images), `list` (mostly list
-    items), `article` (running text), else `page`."""
-    if len(_ENTRY_HEADING_RE.findall(body)) >= 2:
-        return "diary"
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
-    if not lines:
-        return "page"
-    links = sum(1 for line in lines if _MD_LINK_RE.search(line) and len(_MD_LINK_RE.sub("", line).strip()) < 20)
-    images = sum(1 for line in lines if _MD_IMAGE_RE.search(line) and not _MD_IMAGE_RE.sub("", line).strip())
-    table = sum(1 for line in lines if line.startswith("|"))
-    items = sum(1 for line in lines if re.match(r"^(?:[-*+]|\d{1,3}[.)])\s", line))
-    text = sum(len(line) for line in lines if not line.startswith(("|", "#", "!")) and not _MD_LINK_RE.search(line))
-    n = len(lines)
-    if links >= 5 and links * 2 >= n:
-        return "links"
-    if table * 2 >= n and table >= 3:
-        return "table"
-    if images >= 3 and images * 2 >= n:
-        return "photos"
-    if items >= 5 and items * 2 >= n:
-        return "list"
-    return "article" if text >= 200 else "other"
 
 
 def site_categories(paths: list[str], links: dict[str, list[tuple[str, str]]], titles: dict[str, str],

@@ -25,7 +25,7 @@ from siterag.enrich.enrich import (
     summary_source,
 )
 from siterag.enrich.keywords import english_terms, japanese_terms, page_terms, pick_tags
-from siterag.enrich.sections import KINDS
+from siterag.enrich.kinds import KINDS
 from siterag.layout import SiteLayout
 from tests.conftest import EXAMPLE_SITE, write_config
 
@@ -246,6 +246,8 @@ def test_configured_categories_by_the_embedder(tmp_path):
     cats = {rel: fields["category"] for rel, (fields, _) in docs(layout).items()}
     assert cats["tea.md"] == "お茶" and cats["robot.md"] == "ロボット"
     assert set(cats.values()) <= {"お茶", "演劇", "ロボット", "旅行"}
+    # the configured category wins; the page kind is written besides it
+    assert all(fields["kind"] in KINDS for fields, _ in docs(layout).values())
 
 
 def test_categories_setting_is_validated_and_llm_enrich_defaults(tmp_path):
@@ -315,7 +317,8 @@ def test_site_flow_gives_every_document_machine_metadata(tmp_path):
             assert fields["metadata_by"] == "machine" and fields["category"], rel
             assert fields["tags"] and all(t in body for t in fields["tags"]), (rel, fields["tags"])
             assert fields["summary"] and len(fields["summary"]) <= SUMMARY_CHARS, rel
-        assert found["diary/2003-05-20.md"][0]["category"] == "日記"  # the menu entry leading to diary/
+        assert found["diary/2003-05-20.md"][0]["section"] == "日記"  # the menu entry leading to diary/
+        assert found["diary/2003-05-20.md"][0]["kind"] == found["diary/2003-05-20.md"][0]["category"] == "diary"
         assert 3 <= len(found["tea.md"][0]["tags"]) <= 8
         assert "enrich" in first["seconds"]
         second = site_flow("example", str(cfg_path))  # an unchanged refresh rewrites and re-embeds nothing

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.enrich import enrich_site
-from siterag.enrich.sections import KINDS, clean_label, meaningful_name, page_kind, page_links
+from siterag.enrich.kinds import KINDS
+from siterag.enrich.sections import clean_label, meaningful_name, page_links
 from siterag.layout import SiteLayout
 from tests.enrich.test_enrich import site_config
 
@@ -37,7 +38,7 @@ def categories(layout: SiteLayout) -> dict[str, str]:
     out = {}
     for p in layout.corpus.rglob("*.md"):
         fields, _ = read_doc(p)
-        out[fields["path"]] = fields["category"]
+        out[fields["path"]] = fields["section"]
     return out
 
 
@@ -85,7 +86,9 @@ def test_folders_are_named_by_the_menu_entry_their_index_title_or_their_word(tmp
     assert cats["001sucript/index.htm"] == cats["001sucript/newpage009.htm"] == "JAVA スクリプト"
     assert cats["kip/a.htm"] == "温室の記録"  # linked only by 戻る: its index page's title
     assert cats["diary/0501.htm"] == cats["diary/0502.htm"] == "diary"  # linked by a date: the folder's word
-    assert cats["x06/a.htm"] in KINDS  # nothing names it: what the page is
+    assert cats["x06/a.htm"] == ""  # nothing names it: no section (its kind says what it is)
+    kinds = {read_doc(p)[0]["path"]: read_doc(p)[0]["kind"] for p in layout.corpus.rglob("*.md")}
+    assert set(kinds.values()) <= set(KINDS) and kinds["diary/0501.htm"] == "diary"  # its section, 日記's word
 
 
 def test_labels_that_name_no_section():
@@ -108,9 +111,3 @@ def test_page_links_resolve_folders_and_read_the_first_line_of_a_block_link():
     assert page_links(html, "diary/a.htm", pages) == [("books/index.html", "Publications"), ("diary/b.htm", "Bio")]
 
 
-def test_page_kind_from_structure():
-    diary = "\n\n".join(f"## 2003年5月{d}日 {{#2003-05-{d:02d}}}\n\n晴れ。" for d in (1, 2, 3))
-    assert page_kind(diary) == "diary"
-    assert page_kind("\n".join(f"- [サイト{i}](http://e{i}.jp/)" for i in range(6))) == "links"
-    assert page_kind("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |") == "table"
-    assert page_kind("これは長い文章です。" * 30) == "article"

@@ -1,0 +1,307 @@
+"""A page's kind: one slug of a small taxonomy that means the same on every site (docs/stages.md, "Page kinds").
+
+The kind is decided, in this order, by:
+
+1. the page's structure, where structure says what a page is: mostly links to other pages of the site
+   (`index`), mostly links elsewhere (`links`), mostly images (`photos`), dated entries (`diary`, or the kind
+   its title or section names when that is `news`, `report` or `bbs`);
+2. the words of the taxonomy (`KINDS[slug].names`: 日記, プロフィール, Links, ...) in the page's own title, then in
+   the name its site gives its section (siterag.enrich.sections: `日記` in a menu makes its pages diary pages);
+3. short lines of verse without sentence ends (`lyrics`);
+4. running text that keeps naming a program's interface (dialogs, menus, buttons: `manual_like`) is `manual`, and
+   so is all running text of a section (or of a site without sections) that mostly is; other running text is
+   `essay`; a page with little text is `other`. An embedder's zero-shot choice among the prose kinds (the cosine
+   of the page's title and opening against each kind's bilingual description; `prose_kinds`) can replace this
+   step (`site_kinds(..., embedder)`); measured on labelled pages it did worse, so siterag does not pass one.
+
+Never a file name or folder stem: a section name only counts through the taxonomy's words or descriptions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind: its Japanese and English description (what the embedder compares a page with) and the words that
+    name it in a title or a menu (matched whole in English, as a part of a Japanese name)."""
+
+    ja: str
+    en: str
+    names: tuple[str, ...] = ()
+
+
+KINDS: dict[str, Kind] = {
+    "diary": Kind("日記・雑記：日付ごとの個人的な記録", "Diary or blog: dated personal entries",
+                  ("日記", "日誌", "雑記", "ブログ", "つれづれ", "徒然", "近況",
+                   "diary", "journal", "blog", "weblog")),
+    "essay": Kind("エッセイ・論考・コラム：意見や考えを述べた文章", "Essay, article or column: the author's thoughts",
+                  ("エッセイ", "コラム", "随筆", "論考", "論文", "考察",
+                   "essay", "essays", "column", "article", "articles", "opinion")),
+    "review": Kind("レビュー・感想・批評：本、映画、音楽、作品の評", "Review: a book, film, record or game reviewed",
+                   ("レビュー", "感想", "批評", "書評", "評論", "劇評", "映画評",
+                    "review", "reviews", "critique")),
+    "fiction": Kind("小説・物語・脚本・台本：創作の文章", "Fiction: a story, novel, play or script",
+                    ("小説", "物語", "創作", "脚本", "台本", "戯曲", "童話",
+                     "ss", "fiction", "story", "stories", "novel", "script", "scripts", "plays")),
+    "lyrics": Kind("詩・歌詞・短歌・俳句", "Poetry or song lyrics",
+                   ("詩", "歌詞", "短歌", "俳句",
+                    "poem", "poems", "poetry", "lyrics", "verse")),
+    "report": Kind("レポート・報告：イベント、ライブ、旅行、公演、会議の記録",
+                   "Report or programme of an event: a concert, a trip, a show, a conference",
+                   ("レポート", "レポ", "報告", "旅行記", "紀行", "ライブ", "公演", "上演", "記録",
+                    "会議", "シンポジウム", "ワークショップ", "セミナー", "講演",
+                    "report", "reports", "live", "tour", "event", "events", "trip", "travel", "travels",
+                    "conference", "symposium", "workshop", "seminar")),
+    "photos": Kind("写真・アルバム・ギャラリー", "Photo album or gallery",
+                   ("写真", "アルバム", "ギャラリー", "フォト",
+                    "photo", "photos", "pictures", "gallery", "album", "images")),
+    "news": Kind("お知らせ・更新履歴・ニュース", "News, announcements and site updates",
+                 ("お知らせ", "更新履歴", "更新情報", "新着", "ニュース", "告知", "記事",
+                  "news", "updates", "what's new", "whats new", "announcements")),
+    "profile": Kind("プロフィール・自己紹介・サイトについて", "Profile or about page: who the author or the group is",
+                    ("プロフィール", "プロファイル", "自己紹介", "管理人", "メンバー", "略歴", "経歴", "履歴", "横顔",
+                     "業績", "連絡先", "お問い合わせ",
+                     "profile", "about", "biography", "bio", "team", "members", "curriculum vitae", "cv",
+                     "contact")),
+    "links": Kind("リンク集：他のサイトへのリンク", "Links to other sites", ("リンク", "link", "links")),
+    "bbs": Kind("掲示板・ゲストブック・伝言板", "BBS or guestbook: messages from visitors",
+                ("掲示板", "ゲストブック", "伝言板",
+                 "bbs", "guestbook", "guest book", "forum")),
+    "manual": Kind("マニュアル・説明書・解説・技術文書", "Manual or documentation: how to use or build something",
+                   ("マニュアル", "説明書", "解説", "使い方", "ヘルプ", "講座", "入門", "ドキュメント", "手引き",
+                    "仕様",
+                    "manual", "documentation", "docs", "help", "tutorial", "howto", "how to", "faq",
+                    "reference", "guide")),
+    "product": Kind("製品・商品・通販・価格", "Product or shop: things offered, with prices or specifications",
+                    ("製品", "商品", "通販", "販売", "ショップ", "価格",
+                     "product", "products", "shop", "store", "specs", "specifications", "sales")),
+    "index": Kind("目次・メニュー・サイトマップ", "Index, menu or table of contents of the site",
+                  ("目次", "サイトマップ", "index", "contents", "sitemap", "site map")),
+    "other": Kind("その他", "Anything else"),
+}
+SLUGS = tuple(KINDS)
+# Kinds the embedder may choose among: what running text can be; the others are decided by structure or words.
+PROSE_KINDS = ("essay", "review", "fiction", "report", "profile", "manual", "product", "news")
+ENTRY_KINDS = ("news", "report", "bbs", "photos", "diary")  # what a page of dated entries can be: its title says
+PROSE_CHARS = 200  # less running text than this: no prose kind
+UI_WORDS, UI_DENSITY = 4, 2  # a manual names its program's interface this often (words; per 1,000 characters)
+IMAGE_CAPTION = 80  # a line with an image and less text than this is an image (with its caption)
+VERSE_LINES = 6  # at least this many short lines without a sentence end, most of the text: lyrics
+MARGIN = 0.02  # the embedder's best prose kind must beat `essay` by this much in cosine to replace it
+
+_ENTRY_HEADING_RE = re.compile(r"^#{1,6} .*\{#\d{4}(?:-\d\d){0,2}[^}]*\}\s*$", re.MULTILINE)
+_MD_LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
+_MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
+_SENTENCE_END_RE = re.compile(r"[。．！？!?.]\s*[」』）)]*$|[、,]$")
+UI_WORDS_RE = re.compile(r"ダイアログ|メニュー|ボタン|ウィンドウ|クリック|コマンド|オプション|"
+                         r"チェックボックス|インストール|ダウンロード|ショートカット|ドラッグ|\b(?:dialog|menu|button|window|click|command|option|"
+                         r"checkbox|install|download|shortcut|drag)s?\b", re.IGNORECASE)
+_IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECASE)
+_LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
+_FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
+_PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「」『』\[\]【】<>＜＞\"'“”]+")
+_GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What a page's Markdown is made of (counts of non-empty lines unless said)."""
+
+    lines: int = 0
+    entries: int = 0  # headings anchored by a date (dates.mark_entries)
+    internal: int = 0  # lines that are mostly a link to another page of the site
+    external: int = 0  # lines that are mostly a link elsewhere
+    images: int = 0  # lines that are only images
+    items: int = 0  # list items
+    rows: int = 0  # table rows
+    headings: int = 0
+    text_chars: int = 0  # characters of running text (no tables, headings, images, link lines)
+    verse: int = 0  # short text lines without a sentence end
+    prose: int = 0  # text lines of running text
+    ui: int = 0  # words that name the parts of a program's interface (UI_WORDS_RE: ダイアログ, menu, click)
+    chars: int = 0  # characters of the body, link targets aside
+
+
+def structure(body: str) -> Structure:
+    """Count what `body` (a corpus Markdown body) is made of."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    internal = external = images = items = rows = headings = chars = verse = prose = 0
+    for line in lines:
+        if line.startswith("|"):
+            rows += 1
+            continue
+        if line.startswith("#"):
+            headings += 1
+            continue
+        if _ITEM_RE.match(line):
+            items += 1
+            line = _ITEM_RE.sub("", line)
+        if _MD_IMAGE_RE.search(line):  # images with their captions; a button (an image linked to a page) or a
+            line = _MD_IMAGE_RE.sub("", line)  # bullet before a link text is a link
+            links = _MD_LINK_RE.findall(line)
+            if not any(label.strip() or not _IMAGE_FILE_RE.search(href) for label, href in links):
+                rest = _MD_LINK_RE.sub("", line).strip()
+                if len(rest) < IMAGE_CAPTION:
+                    images += 1
+                    chars += len(rest)
+                    continue
+        links = _MD_LINK_RE.findall(line)
+        if links and len(_MD_LINK_RE.sub("", line).strip(" -–—|:;・,、/()[]（）")) < 20:
+            if sum(bool(_EXTERNAL_RE.match(href)) for _, href in links) * 2 > len(links):
+                external += 1
+            else:
+                internal += 1
+            continue
+        text = _MD_LINK_RE.sub(lambda m: m.group(1), line).strip()
+        chars += len(text)
+        if _verse_line(text):
+            verse += 1
+        elif len(text) > 30 or _SENTENCE_END_RE.search(text):
+            prose += 1
+    text = _LINK_TARGET_RE.sub("]", body)
+    return Structure(len(lines), len(_ENTRY_HEADING_RE.findall(body)), internal, external, images, items, rows,
+                     headings, chars, verse, prose, len(UI_WORDS_RE.findall(text)), len(text))
+
+
+def manual_like(st: Structure) -> bool:
+    """Running text that keeps naming a program's interface (dialogs, menus, buttons, clicks, installs): at
+    least UI_WORDS of them and UI_DENSITY per 1,000 characters."""
+    return st.ui >= UI_WORDS and st.ui * 1000 >= UI_DENSITY * max(st.chars, 1)
+
+
+def _verse_line(text: str) -> bool:
+    """A line as verse is written: short, no sentence end, no field (`Tel:`), few digits, no emphasis."""
+    return 2 <= len(text) <= 30 and not _SENTENCE_END_RE.search(text) and not _FIELD_RE.search(text) \
+        and sum(ch.isdigit() for ch in text) <= 2 and not text.startswith(("*", "_", "<", "["))
+
+
+def structural_kind(st: Structure) -> str:
+    """The kind `st` decides on its own: index, links, photos, diary (dated entries), lyrics; '' when the page
+    is running text (or a table, or too little to tell) and words or the embedder decide."""
+    n = max(st.lines, 1)
+    linked = st.internal + st.external
+    if st.images >= 3 and (st.images * 2 >= n or st.images * 4 >= n and st.text_chars < 100 * st.images) \
+            and not (manual_like(st) and st.prose >= st.images):  # screenshots in a manual's steps
+        return "photos"
+    if st.images and st.text_chars < 120 and not linked:  # one picture and its caption
+        return "photos"
+    if st.entries >= 2:
+        return "diary"
+    if linked >= 4 and linked * 2 >= n and st.text_chars < 60 * linked:
+        return "index" if st.internal >= st.external else "links"
+    if st.verse >= VERSE_LINES and st.verse >= 4 * st.prose and not st.rows and linked * 4 < n:
+        return "lyrics"
+    return ""
+
+
+def named_kind(name: str) -> str:
+    """The kind a title or a section name says by a word of the taxonomy (`日記` → diary, `About me` → profile,
+    `Links` → links, `思索・エッセイ(芸術)` → essay); '' when it says none. An English name counts as whole words, a
+    Japanese one as the end of a part of the name (its head noun: `上演劇の感想`, not `メンバー向け 内部ページ`),
+    after a generic ending (ページ, 一覧, 集, トップ). Where several parts name kinds, the last one says it."""
+    text = unicodedata.normalize("NFKC", name or "").casefold()
+    found = []  # (position, -length, slug)
+    for part in _PART_SPLIT_RE.split(text):
+        part = _GENERIC_END_RE.sub("", part)
+        at = text.find(part)
+        for slug, kind in KINDS.items():
+            for word in kind.names:
+                if not word.isascii() and part.endswith(word):
+                    found.append((at, len(word), slug))
+    words = [(m.start(), m.group()) for m in re.finditer(r"[a-z]+(?:'[a-z]+)?", text)]
+    for i, (at, word) in enumerate(words):
+        pair = f"{word} {words[i + 1][1]}" if i + 1 < len(words) else ""
+        for slug, kind in KINDS.items():
+            if word in kind.names or pair and pair in kind.names:
+                found.append((at, len(pair) if pair in kind.names else len(word), slug))
+    return max(found)[2] if found else ""
+
+
+def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -> str:
+    """The kind of one page from its Structure, its own title and its section's name (see the module docstring);
+    `prose` is the embedder's choice for it ('' without)."""
+    found = structural_kind(st)
+    said = named_kind(title) or named_kind(section)
+    if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
+        return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
+    if found in ("index", "links", "photos", "diary"):
+        return found
+    if said:
+        return said
+    if found:
+        return found
+    if st.text_chars < PROSE_CHARS:
+        return "other"
+    return prose or ("manual" if manual_like(st) else "essay")
+
+
+def page_kind(body: str, title: str = "", section: str = "", prose: str = "") -> str:
+    """The kind of a page from its Markdown body (decide on its structure)."""
+    return decide(structure(body), title, section, prose)
+
+
+def needs_prose(st: Structure, title: str = "", section: str = "") -> bool:
+    """Whether the embedder's prose kind would decide this page (no structure or word decides it)."""
+    return not structural_kind(st) and not named_kind(title) and not named_kind(section) \
+        and st.text_chars >= PROSE_CHARS
+
+
+def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str, str],
+               embedder=None) -> dict[str, str]:  # noqa: ANN001 - an siterag.index.embedding Embedder or None
+    """The kind of each page of a site: `pages` maps a page path to (its Structure, its own title, its title and
+    opening text for the embedder); `sections`: page path -> its section's name ('' for none). With `embedder`,
+    running text not decided otherwise gets the nearest prose kind (prose_kinds). A page of a script (`bbs.cgi?
+    no=22`) is of the kind its script's own page names (`bbs.cgi`, titled 掲示板)."""
+    sections_of: dict[str, set[str]] = {}
+    for p, (_, title, _) in pages.items():
+        sections_of.setdefault(title, set()).add(sections.get(p, ""))
+    # a <title> the pages of several sections share (the site's name, `ブログ` on every page) is not the page's
+    pages = {p: (st, title if len(sections_of[title]) < 2 else "", text) for p, (st, title, text) in pages.items()}
+    asked = [p for p, (st, title, _) in pages.items() if embedder is not None
+             and needs_prose(st, title, sections.get(p, ""))]
+    prose = dict(zip(asked, prose_kinds([pages[p][2] for p in asked], embedder), strict=True))
+    out = {p: decide(st, title, sections.get(p, ""), prose.get(p, "")) for p, (st, title, _) in pages.items()}
+    groups: dict[str, list[str]] = {}  # the running text nothing else decides, by section
+    for p, (st, title, _) in pages.items():
+        if needs_prose(st, title, sections.get(p, "")) and p not in prose:
+            groups.setdefault(sections.get(p, ""), []).append(p)
+    for members in groups.values():  # a section whose running text is mostly a manual is a manual
+        if sum(out[p] == "manual" for p in members) * 2 > len(members) >= 3:
+            out.update(dict.fromkeys(members, "manual"))
+    for p in out:
+        script = p.split("?", 1)[0]
+        if script != p and script in pages and (said := named_kind(pages[script][1])):
+            out[p] = said
+    return out
+
+
+def description(slug: str) -> str:
+    """The bilingual description of a kind, as the embedder reads it."""
+    kind = KINDS[slug]
+    return f"{kind.ja} / {kind.en}"
+
+
+def prose_kinds(texts: list[str], embedder) -> list[str]:  # noqa: ANN001 - an siterag.index.embedding Embedder
+    """For each text (a page's title and opening), the PROSE_KINDS slug whose description is nearest by cosine;
+    `essay` unless another beats it by MARGIN."""
+    if not texts:
+        return []
+    names = np.asarray(embedder.embed([description(s) for s in PROSE_KINDS]), dtype=np.float32)
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    names /= np.linalg.norm(names, axis=1, keepdims=True) + 1e-9
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+    scores = vectors @ names.T
+    essay = PROSE_KINDS.index("essay")
+    out = []
+    for row in scores:
+        best = int(row.argmax())
+        out.append(PROSE_KINDS[best] if row[best] - row[essay] >= MARGIN else "essay")
+    return out

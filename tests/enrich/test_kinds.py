@@ -1,0 +1,112 @@
+"""Page kinds (issue 24, item 3): one taxonomy slug per page, from its structure, its title, its section's name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from siterag.enrich.kinds import KINDS, PROSE_KINDS, named_kind, page_kind, prose_kinds, site_kinds, structure
+
+PROSE_JA = "今日は雨が降っていたので、家で本を読んで過ごした。とても静かな一日だった。" * 6
+
+
+def test_every_kind_is_described_in_both_languages():
+    assert "other" in KINDS and set(PROSE_KINDS) <= set(KINDS)
+    for slug, kind in KINDS.items():
+        assert slug.isascii() and slug.islower()
+        assert any(ord(ch) > 0x3000 for ch in kind.ja) and kind.en.isascii()
+
+
+def test_structure_decides_index_links_photos_diary_lyrics():
+    assert page_kind("\n".join(f"- [第{i}章](ch{i}.html)" for i in range(8))) == "index"
+    assert page_kind("\n".join(f"- [友達のサイト{i}](http://e{i}.jp/) 素敵なサイト" for i in range(8))) == "links"
+    assert page_kind("\n\n".join(f"![写真{i}](p{i}.jpg)" for i in range(5)) + "\n\n夏の旅行") == "photos"
+    diary = "\n\n".join(f"## 2003年9月{d}日 {{#2003-09-{d:02}}}\n\n{PROSE_JA}" for d in (1, 2, 3))
+    assert page_kind(diary) == "diary"
+    verse = "\n".join(["風が吹いて", "空が青くて", "君が笑った", "", "夜が来て", "星が出て", "僕は歌う", "明日へ"])
+    assert page_kind(verse) == "lyrics"
+    assert page_kind("短い。") == "other"
+    assert page_kind(PROSE_JA) == "essay"
+
+
+def test_dated_entries_take_the_entry_kind_the_title_names():
+    photos = "\n".join(f"## 2003-0{m}-01 {{#2003-0{m}-01}}\n\n新しい車輪をつけた。" for m in (1, 2, 3))
+    assert page_kind(photos, title="Gallery") == "photos"
+    news = "\n".join(f"## 2003-0{m}-01 {{#2003-0{m}-01}}\n\nページを追加しました。" for m in (1, 2, 3))
+    assert page_kind(news, title="更新履歴") == "news"
+    assert page_kind(news, title="What's New") == "news"
+    assert page_kind(news, title="ライブレポート") == "report"
+    assert page_kind(news) == "diary"
+
+
+def test_words_of_the_taxonomy_in_the_title_or_the_section():
+    assert named_kind("プロフィール") == "profile" and named_kind("About me") == "profile"
+    assert named_kind("Links") == "links" and named_kind("リンク集") == "links"
+    assert named_kind("更新履歴") == "news" and named_kind("掲示板") == "bbs"
+    assert named_kind("The Build Diary") == "diary" and named_kind("劇評「七人の部長」") == "review"
+    assert named_kind("思索・エッセイ(芸術)") == "essay" and named_kind("自然紀行 トップ") == "report"
+    # a Japanese name says a kind by its head (its end), not by a word inside it
+    assert named_kind("プロジェクトメンバー向け 内部ページ") == "" and named_kind("プロジェクトメンバー") == "profile"
+    assert named_kind("日記 演劇 自然 -徒然なるままに 目次") == "index"  # the last part that names a kind
+    assert named_kind("Linksys router") == ""  # an English word counts whole
+    assert named_kind("newpage3") == "" and named_kind("") == ""
+    assert page_kind(PROSE_JA, section="日記") == "diary"
+    assert page_kind(PROSE_JA, title="自己紹介", section="日記") == "profile"  # its own title first
+    # structure that says what a page is wins over the section: the diary section's table of contents is an index
+    assert page_kind("\n".join(f"- [9月{i}日](d{i}.html)" for i in range(8)), section="日記") == "index"
+
+
+class _Fake:
+    """An embedder that knows two words: a page about a film is near the review description."""
+
+    def embed(self, texts):
+        return np.array([[1.0, 0.0] if ("Review" in t or "映画" in t) else [0.0, 1.0] for t in texts])
+
+
+def test_the_embedder_chooses_among_prose_kinds_only_where_nothing_else_decides():
+    assert prose_kinds(["映画を観た感想", "雨の日"], _Fake()) == ["review", "essay"]
+    pages = {"a.html": (structure(PROSE_JA), "映画の話", "映画の話 " + PROSE_JA),
+             "b.html": (structure(PROSE_JA), "雨", PROSE_JA),
+             "c.html": (structure(PROSE_JA), "映画日記", "映画日記 " + PROSE_JA),
+             "d.html": (structure("\n".join(f"- [{i}](x{i}.html)" for i in range(6))), "映画", "映画")}
+    assert site_kinds(pages, {}, _Fake()) == {"a.html": "review", "b.html": "essay", "c.html": "diary",
+                                              "d.html": "index"}
+    assert site_kinds(pages, {}) == {"a.html": "essay", "b.html": "essay", "c.html": "diary", "d.html": "index"}
+
+
+# Pages of the tuned shared sites, labelled by reading them (title, body): (site, path, title, the name its site's
+# menu gives its section as site_categories finds it, the kind a reader files it under).
+LABELLED = [
+    ("gyrobot", "diary.htm", "The Build Diary", "The Build Diary", "diary"),
+    ("gyrobot", "links.htm", "Links", "Links", "links"),
+    ("fontforge-ja", "ja/metricsview.html", "メトリックビュー", "", "manual"),  # no section: its words say it
+    ("fontforge-ja", "ja/transform.html", "変形ダイアログ", "", "manual"),
+    ("nanatsumori", "impression/imp-aozora.html", "「青空」中学生のための脚本 感想", "上演劇の感想", "review"),
+    ("nanatsumori", "shisaku-geijutsu/shisaku-geijutsu-hihyo-eiga-AI..htm", "映画評「AI」", "思索・エッセイ(芸術)",
+     "review"),  # its own title says more than its section
+    ("nanatsumori", "shisaku-kyoiku/shisaku-kyoiku-shogai-2.html", "思索(ソフィアの森で)障害", "思索・エッセイ(教育)",
+     "essay"),
+    ("nanatsumori", "diary/shizen-shizenkiko-hokkaido-shiretoko2002.htm",
+     "自然紀行 北海道 ヒグマ、クジラ、シマフクロウ", "自然劇場の記録", "report"),
+    ("crest-digitalcity", "research/kankyo/index.html",
+     "Computer-Assisted System for Environmental Learning in the Suburbs", "研究", "essay"),
+    ("crest-digitalcity", "research/eizoutoshi/image1-j.html", "図１．全方位カメラと全方位画像", "研究", "photos"),
+    ("crest-digitalcity", "members/ishida.html", "ISHIDA Toru", "プロジェクトメンバー", "profile"),
+    ("crest-digitalcity", "~patrick/pictures/kyoto/parade.html", "Mystery Parade", "Patrick at Nijo Lab", "photos"),
+]
+
+
+@pytest.mark.parametrize(("site", "path", "title", "section", "kind"), LABELLED,
+                         ids=[f"{c[0]}:{c[1]}" for c in LABELLED])
+def test_real_shared_pages_get_the_kind_a_reader_gives_them(shared_sites, site, path, title, section, kind):
+    from siterag.enrich.dates import mark_entries
+    from siterag.extract.extract import extract_page
+    from siterag.normalize.encoding import detect_encoding
+
+    page = shared_sites / site / path
+    if not page.is_file():
+        pytest.skip(f"{site}/{path} is absent")
+    data = page.read_bytes()
+    body = mark_entries(extract_page(data.decode(detect_encoding(data).encoding, errors="replace"),
+                                     "heuristic").markdown).markdown
+    assert page_kind(body, title, section) == kind, structure(body)
