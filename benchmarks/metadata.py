@@ -149,12 +149,15 @@ def machine_main(args: argparse.Namespace) -> int:
 
 
 def stem_category(category: str, path: str) -> bool:
-    """Whether a category says nothing: empty, an editor's default stem (newpage, index, top, a number), or a
-    part of the page's path (its file name's stem or letters, a folder) that is no word (sections.meaningful_name:
-    `001sucript`, `kip`; a folder named `diary` is a word)."""
+    """Whether a category says nothing (a page kind always says something): empty, an editor's default stem
+    (newpage, index, top, a number), or a part of the page's path (its file name's stem or letters, a folder) that
+    is no word (sections.meaningful_name: `001sucript`, `kip`; a folder named `diary` is a word)."""
     from siterag.enrich.enrich import family
+    from siterag.enrich.kinds import KINDS
     from siterag.enrich.sections import _DEFAULT_STEM_RE, meaningful_name
 
+    if category in KINDS:  # a page kind (`index`, `links`) says what the page is on every site
+        return False
     folded = category.casefold()
     if not folded or _DEFAULT_STEM_RE.match(category) or folded in ("top", "newpage"):
         return True
