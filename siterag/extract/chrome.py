@@ -8,8 +8,10 @@ Rules follow from how such pages are built:
   photo credit, a label) is the page's. Inside the text a template line is dropped only when it is a menu's link,
   a counter or a copyright line: a heading that recurs inside many bodies is structure, not chrome.
 * A row of links (one line, or link-only lines one after the other: a table row of buttons) before or after
-  the page's own text whose links point mostly at the site's main pages (siterag.extract.template's hubs) is its
-  navigation bar, whatever its words (the current page unlinked, another button image).
+  the page's own text whose links point mostly at the site's main pages (siterag.extract.template's hubs) or back
+  up the site's tree (a folder above the page's, its folder's index) is its navigation bar, whatever its words
+  (the current page unlinked, another button image); a row of image buttons with no words, when every one of
+  them leads there (`[![](top.gif)](../index.htm) [![](008.gif)](../mokuji.htm)`).
 * Counters, copyright and "last updated" lines are dropped before and after the page's own text, and wherever the
   site repeats them; inside the text they are the author's sentences.
 * Images that an editor's theme generated (FrontPage writes each page's title banner, its rules and bullets into
@@ -198,11 +200,19 @@ def _images_only(md: str) -> bool:
     return "![" in md and not normalise(_IMAGE_RE.sub("", md))
 
 
+def _buttons_only(md: str) -> bool:
+    """A line of linked images and nothing else: no words, not even alt texts."""
+    plain = _IMAGE_RE.sub("", md)
+    links = _LINK_RE.findall(plain)
+    return bool(links) and not any(normalise(label) for label, _ in links) and not normalise(_LINK_RE.sub("", plain))
+
+
 def nav_rows(lines: list[Line], hubs: Collection[str], first: int, last: int) -> set[int]:
     """Indexes of the lines of navigation rows before `first` or after `last` (the page's own text): a line of
     links, or link-only lines one after the other (lines without words between them), holding two links or more
-    to the site's main pages (`hubs`: keys of hrefs, siterag.extract.template.href_key) that are at least half
-    of its links."""
+    to the site's main pages or back up its tree (`hubs`: keys of hrefs, siterag.extract.template.href_key) that
+    are at least half of its links; or, anywhere on the page, a row of image buttons (no words) every link of
+    which is such a one."""
     if not hubs:
         return set()
     from siterag.extract.template import href_key, hrefs
@@ -217,12 +227,13 @@ def nav_rows(lines: list[Line], hubs: Collection[str], first: int, last: int) ->
             run = []
     out: set[int] = set()
     for row in rows:
-        if not all(i < first or i > last for i in row):
-            continue
         links = [h for i in row for h in hrefs(lines[i].md) if not h.lower().startswith("mailto:")]
         to_hubs = sum(href_key(h) in hubs for h in links)
-        if to_hubs >= 2 and 2 * to_hubs >= len(links):
+        if all(i < first or i > last for i in row) and to_hubs >= 2 and 2 * to_hubs >= len(links):
             out.update(row)
+    for i, line in enumerate(lines):  # image buttons that all lead up or to the main pages, wherever they are
+        if _buttons_only(line.md) and all(href_key(h) in hubs for h in hrefs(line.md)):
+            out.add(i)
     return out
 
 

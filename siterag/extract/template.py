@@ -145,6 +145,22 @@ def link_target(page: str, href: str) -> str:
     return unquote(url[len(SITE_ROOT):]) if url.startswith(SITE_ROOT) else ""
 
 
+_INDEX_STEM_RE = re.compile(r"^(?:index|default|home|top)[^/]*$", re.IGNORECASE)
+
+
+def up_target(page: str, target: str) -> bool:
+    """Whether a link of `page` to `target` leads back up the site's tree: to a page of a folder above the page's
+    (`../index.htm`, `../../mokuji.htm` from `a/b/page.htm`), or to its own folder's index page. A link down or
+    across (an album's cover to its page, a chapter to the next) is none."""
+    if not target or target == page:
+        return False
+    folder, _, _ = page.rpartition("/")
+    target_folder, _, name = target.rpartition("/")
+    if target_folder == folder:
+        return bool(_INDEX_STEM_RE.match(name))
+    return not target_folder or folder.startswith(target_folder + "/")
+
+
 def hub_targets(units: Mapping[str, PageUnits], share: float = HUB_SHARE,
                 min_families: int = MIN_FAMILIES) -> set[str]:
     """The site's main pages: link targets on at least `share` of its families (and `min_families`)."""
@@ -213,7 +229,8 @@ def inside_keys(units: Iterable[PageUnits], template: set[str]) -> set[str]:
 
 def page_templates(units: Mapping[str, PageUnits], min_families: int = MIN_FAMILIES) -> dict[str, list[str]]:
     """Per page, its template keys (sorted; SITE_WIDE marks those on half of the site's families), SITE_KNOWN
-    when the site has a template, and HUB keys for its links to the site's main pages."""
+    when the site has a template, and HUB keys for its links to the site's main pages, back up its tree
+    (up_target) and to itself."""
     # one string per template line, shared by every page's list (memory), marked when site-wide
     canon = {k.removesuffix(SITE_WIDE): k for k in recurring_keys(units.values(), min_families)}
     for key in inside_keys(units.values(), set(canon)):
@@ -223,7 +240,9 @@ def page_templates(units: Mapping[str, PageUnits], min_families: int = MIN_FAMIL
     known = [SITE_KNOWN] if canon or hubs else []  # every page says whether its site has a template at all
     out = {}
     for (rel, page), mine in zip(units.items(), own, strict=True):
-        links = sorted({href_key(h) for h in page.links if link_target(rel, h) in hubs and link_target(rel, h) != rel})
+        links = sorted({href_key(h) for h in page.links  # (a button that reloads the page goes nowhere else)
+                        if (target := link_target(rel, h)) and (target in hubs or target == rel
+                                                                 or up_target(rel, target))})
         out[rel] = known + sorted(canon[k] for k in page.keys if k in canon and k not in mine) + links
     return out
 
@@ -252,7 +271,7 @@ def inside_template(template: Iterable[str]) -> set[str]:
 
 
 def hub_links(template: Iterable[str]) -> set[str]:
-    """The HUB keys of a page's template keys: its links to the site's main pages."""
+    """The HUB keys of a page's template keys: its links to the site's main pages and back up its tree."""
     return {key for key in template if key.startswith(HUB)}
 
 

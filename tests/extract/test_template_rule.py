@@ -128,3 +128,31 @@ def test_odd_spans_are_read_as_html_reads_them():
     lines = blocks[0].md.splitlines()
     assert lines[0].startswith("| a | b | c |  |") and lines[0].count("|") == 103, lines[0]
     assert lines[2].startswith("| d | e |  |")
+
+
+def test_image_buttons_back_up_the_site_go_and_an_albums_covers_stay():
+    """A page of a small site (too small for main pages to show) opens with image buttons without words that lead
+    back up its tree (`../index.htm`, `../mokuji.htm`, the page itself): navigation, wherever they sit. An index
+    page's covers that lead down to its albums are its content."""
+    from siterag.extract.template import href_key, hub_links, up_target
+
+    assert up_target("a/b/page.htm", "index.htm") and up_target("a/b/page.htm", "a/x.htm")
+    assert up_target("a/page.htm", "a/index.htm") and not up_target("a/index.htm", "a/index.htm")
+    assert not up_target("a/index.htm", "a/01_album.htm") and not up_target("index.htm", "a/index.htm")
+    pages = {
+        "index.htm": '<html><body><p><a href="mokuji.htm">目次</a></p><p>教室のご案内です。</p></body></html>',
+        "mokuji.htm": '<html><body><p><a href="mubi/index.htm">動画</a></p><p>目次のページです。</p></body></html>',
+        "mubi/index.htm": (
+            '<html><body><h1>動く画像</h1><p><a href="../index.htm"><img src="top.gif"></a> '
+            '<a href="../mokuji.htm"><img src="008.gif"></a> <a href="index.htm"><img src="again.jpg"></a></p>'
+            '<p>画像が動きます。ゆっくりとご覧ください。</p>'
+            '<p><a href="01_album.htm"><img src="cover1.jpg"></a></p><p><a href="02_album.htm">'
+            '<img src="cover2.jpg"></a></p></body></html>'),
+    }
+    templates = page_templates(units_of(pages))
+    md = extract_page(pages["mubi/index.htm"], "heuristic", template=frozenset(templates["mubi/index.htm"])).markdown
+    assert "top.gif" not in md and "008.gif" not in md and "again.jpg" not in md, md
+    assert "画像が動きます" in md, md
+    hubs = hub_links(templates["mubi/index.htm"])
+    assert {href_key(h) for h in ("../index.htm", "../mokuji.htm", "index.htm")} <= hubs
+    assert not {href_key(h) for h in ("01_album.htm", "02_album.htm")} & hubs  # covers lead down: no buttons
