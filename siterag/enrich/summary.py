@@ -31,8 +31,12 @@ _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 
 
 def summary_source(markdown: str) -> str:
-    """The body text a summary is cut from: Markdown links and images reduced to their labels."""
-    return _MD_LINK_RE.sub(r"\1", markdown)
+    """The body text a summary is cut from: Markdown links and images reduced to their labels, emphasis marks
+    (`**強調**`, `*italic*`) dropped; a list's bullet and `2*3` stay."""
+    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", markdown))
+
+
+_EMPHASIS_RE = re.compile(r"(?<![A-Za-z0-9*\\])\*{1,3}(?=[^\s*])|(?<=[^\s*\\])\*{1,3}(?![A-Za-z0-9*])")
 
 
 def _prose_lines(markdown: str) -> list[str]:

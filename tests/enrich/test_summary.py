@@ -156,3 +156,11 @@ def test_a_sites_menu_is_worded_in_the_language_of_its_labels_not_of_its_link_ta
     assert composed_summary(menu, "目次") == "目次、4項目: 教室案内 / 所在地 / 熟年者のページ ほか"
     offsite = menu.replace("](../", "](http://example.com/")
     assert composed_summary(offsite, "") == "リンク集、4件: 教室案内 / 所在地 / 熟年者のページ ほか"
+
+
+def test_a_sentence_with_emphasis_is_quoted_without_its_marks():
+    body = ("# sfddiff\n\n**sfddiff** は、FontForge の *SFD* ファイル 2 個の比較を行い、相違点をチェックします。"
+            "結果は標準出力に書き出されます。\n\n* 一つ目の項目\n")
+    summary = choose_summary(page_sentences(body), [], title="sfddiff")
+    assert summary.startswith("sfddiff は、FontForge の SFD ファイル 2 個の比較を行い"), summary
+    assert summary_is_exact(summary, body) and "*" not in summary
