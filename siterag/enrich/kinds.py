@@ -1,20 +1,21 @@
-"""A page's kind: one slug of a small taxonomy that means the same on every site (docs/stages.md, "Page kinds").
+"""A page's kind: one slug of a small taxonomy that means the same on every site (docs/stages.md, `kind`).
 
 The kind is decided, in this order, by:
 
-1. the page's structure, where structure says what a page is: mostly links to other pages of the site
-   (`index`), mostly links elsewhere (`links`), mostly images (`photos`), dated entries (`diary`, or the kind
-   its title or section names when that is `news`, `report` or `bbs`);
-2. the words of the taxonomy (`KINDS[slug].names`: 日記, プロフィール, Links, ...) in the page's own title, then in
-   the name its site gives its section (siterag.enrich.sections: `日記` in a menu makes its pages diary pages);
-3. short lines of verse without sentence ends (`lyrics`);
-4. running text that keeps naming a program's interface (dialogs, menus, buttons: `manual_like`) is `manual`, and
-   so is all running text of a section (or of a site without sections) that mostly is; other running text is
-   `essay`; a page with little text is `other`. An embedder's zero-shot choice among the prose kinds (the cosine
-   of the page's title and opening against each kind's bilingual description; `prose_kinds`) can replace this
-   step (`site_kinds(..., embedder)`); measured on labelled pages it did worse, so siterag does not pass one.
+1. the page's structure, where structure says what a page is: mostly images (`photos`), dated entries (`diary`,
+   or the kind its title or section names when that is `news`, `report`, `bbs` or `photos`), mostly links to
+   other pages of the site (`index`), mostly links elsewhere (`links`), short lines of verse (`lyrics`);
+2. the words of the taxonomy (`KINDS[slug].names`: 日記, プロフィール, Links, ...) in the page's own title (not one
+   the pages of several sections share), then in the name its site gives its section (siterag.enrich.sections:
+   `日記` in a menu makes its pages diary pages); a script's pages (`bbs.cgi?no=2`) take its own page's kind;
+3. running text that keeps naming a program's interface (dialogs, menus, buttons: `manual_like`) is `manual`,
+   and so is all running text of a section (or of a site without sections) that mostly is; a page that is mostly
+   a table, or has little text, is `other`; other running text is `essay`.
 
-Never a file name or folder stem: a section name only counts through the taxonomy's words or descriptions.
+An embedder's zero-shot choice among the prose kinds (the cosine of the page's title and opening against each
+kind's bilingual description; `prose_kinds`) can replace step 3 (`site_kinds(..., embedder)`); on labelled pages
+it did worse (docs/measurements.md), so the site pass does not pass one. Never a file name or folder stem: a
+section name only counts through the taxonomy's words.
 """
 
 from __future__ import annotations
@@ -238,6 +239,8 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
         return said
     if found:
         return found
+    if st.rows >= 3 and st.rows * 2 >= st.lines and not manual_like(st):  # mostly a table of data: a roster, a list
+        return "other"
     if st.text_chars < PROSE_CHARS:
         return "other"
     return prose or ("manual" if manual_like(st) else "essay")

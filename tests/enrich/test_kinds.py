@@ -26,6 +26,8 @@ def test_structure_decides_index_links_photos_diary_lyrics():
     verse = "\n".join(["風が吹いて", "空が青くて", "君が笑った", "", "夜が来て", "星が出て", "僕は歌う", "明日へ"])
     assert page_kind(verse) == "lyrics"
     assert page_kind("短い。") == "other"
+    table = "\n".join(["| 当番 | 燃えるゴミ |", "|---|---|", *(f"| 12/{d} | 井上 |" for d in range(1, 9))])
+    assert page_kind(PROSE_JA + "\n\n" + table) == "other"  # mostly a table of data
     assert page_kind(PROSE_JA) == "essay"
 
 
