@@ -278,9 +278,10 @@ def site_names(texts: Iterable[str]) -> dict[str, list[str]]:
 
 def needs_machine_fields(fields: dict) -> bool:
     """A document whose machine fields are missing: written by an older run (no category, or the old
-    `metadata_by: fallback`) or cut off before the site pass. LLM-written fields are left alone."""
+    `metadata_by: fallback`) or cut off before the site pass. An LLM-written one needs only its kind."""
     by = fields.get("metadata_by")
-    return by != "llm" and (by == "fallback" or not fields.get("category") or not fields.get("kind"))
+    return not fields.get("kind") if by == "llm" else (by == "fallback" or not fields.get("category")
+                                                       or not fields.get("kind"))
 
 
 FACTS_FILE = "enrich-pages.sqlite"  # in data/logs/<site>/: each body's PageFacts, by body hash
@@ -525,9 +526,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     started = time.perf_counter()
     code = _facts_key()
     # A document whose machine fields an older siterag chose (another enrich_key) is done again, once.
+    # An LLM-written document keeps its title, tags and summary; its kind and section are the machine's.
     docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
-                 fields.get("metadata_by") != "llm" and (rel in touched or needs_machine_fields(fields)
-                                                         or fields.get("enrich_key") != code),
+                 rel in touched or needs_machine_fields(fields) or fields.get("enrich_key") != code,
                  normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
                  not stale_title(_page_title(fields), body), _page_title(fields), structure(body))
             for rel, fields, body in _read_docs(layout)]
@@ -559,6 +560,12 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if parsed is None:
                 continue
             fields, body = parsed
+            if fields.get("metadata_by") == "llm":
+                rewritten += _rewrite(layout, doc.rel, fields, body, {
+                    "kind": kinds[doc.path], "section": sections[doc.path],
+                    "category": _configured(fields.get("category"), site.categories) or kinds[doc.path],
+                    "enrich_key": code}, by="llm")
+                continue
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
             page_title = _page_title(fields)
@@ -592,9 +599,14 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             "seconds": round(time.perf_counter() - started, 2)}
 
 
-def _rewrite(layout: SiteLayout, rel: str, fields: dict, body: str, machine: dict) -> int:
+def _configured(category: object, categories: tuple[str, ...]) -> str:
+    """An LLM's category when it is one of the site's configured `categories`, else ''."""
+    return str(category) if categories and category in categories else ""
+
+
+def _rewrite(layout: SiteLayout, rel: str, fields: dict, body: str, machine: dict, by: str = "machine") -> int:
     """Write a document's machine fields; 1 when that changed it, else 0 (not written)."""
-    updated = {**fields, **machine, "metadata_by": "machine"}
+    updated = {**fields, **machine, "metadata_by": by}
     if updated == fields:
         return 0
     write_doc(layout.corpus / rel, body, updated)

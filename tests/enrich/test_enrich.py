@@ -273,8 +273,12 @@ def test_enrich_leaves_llm_and_unchanged_documents_alone_and_fills_old_ones(tmp_
     write_doc(layout.corpus / "trip.md", before["trip.md"][1], old)
     stats = enrich_site(layout, site_config(), {"play.md"})  # play.md "changed" in this run, but by the LLM
     after = docs(layout)
-    assert stats["enriched"] == 1 and stats["rewritten"] == 1  # only the old document without fields
+    assert stats["enriched"] == 2 and stats["rewritten"] == 2  # the old document without fields, and play.md's kind
     assert after["play.md"][0]["tags"] == ["劇"] and after["play.md"][0]["metadata_by"] == "llm"
+    assert after["play.md"][0]["summary"] == "LLM"
+    # the kind, its section and the category (= the kind) are the machine's whoever wrote the rest: the LLM's
+    # free-text category would mean nothing across sites
+    assert (after["play.md"][0]["kind"], after["play.md"][0]["category"]) == (before["play.md"][0]["kind"],) * 2
     assert after["trip.md"][0] == before["trip.md"][0]  # filled again, as the first time
     assert after["tea.md"][0] == before["tea.md"][0]
     assert enrich_site(layout, site_config(), set())["enriched"] == 0  # nothing left to do
