@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from siterag.enrich.tagterms import generic_term
+from siterag.enrich.tagterms import general_weight, generic_term
 
 MAX_TAGS = 8
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -120,6 +120,17 @@ def _pos_kind(pos_id: int) -> str:
     return ""
 
 
+@lru_cache(maxsize=4096)
+def _is_surname(pos_id: int) -> bool:
+    pos = _dictionary().pos_of(pos_id)
+    return pos[2] == "人名" and pos[3] == "姓"
+
+
+@lru_cache(maxsize=4096)
+def _is_proper(pos_id: int) -> bool:
+    return _dictionary().pos_of(pos_id)[1] == "固有名詞"
+
+
 def analysis_text(markdown: str) -> str:
     """The words of a Markdown body: links and images by their labels, without code, URLs, markup and lines
     that are nothing but links (menus)."""
@@ -160,7 +171,8 @@ def japanese_terms(text: str, parts: dict[str, tuple[str, ...]] | None = None) -
     """Japanese noun terms in order of occurrence: runs of 2-4 consecutive nouns as one compound, else single
     nouns; katakana words joined by ・ are one (a foreign name or title: カルチュラル・スタディーズ); a verbal noun
     used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break runs (the English pass
-    takes them). `parts`, when given, gets each compound's nouns (京都デジタルシティ -> 京都, デジタル, シティ)."""
+    takes them); a surname, a space and a name are one (田中 智子). `parts`, when given, gets each compound's
+    nouns (京都デジタルシティ -> 京都, デジタル, シティ)."""
     if not _JA_RE.search(text):
         return []
     _, tokenizer = _tokenizer()
@@ -179,11 +191,22 @@ def japanese_terms(text: str, parts: dict[str, tuple[str, ...]] | None = None) -
 
     for chunk in _chunks(_without_ascii_lines(text)):
         run: list[str] = []
-        last_verbal = False
+        last_verbal = last_surname = False
         joining = False  # a ・ right after a katakana noun: a name in parts (ダンサー・イン・ザ・ダーク)
+        space = ""  # a space right after a surname: a person's name in two parts (田中 智子)
         for m in tokenizer.tokenize(chunk):
             kind = _pos_kind(m.part_of_speech_id())
             surface = m.surface()
+            if space:
+                if _is_proper(m.part_of_speech_id()) and not _ALNUM_RE.search(surface):
+                    run[-1] += space + surface  # one word of the run, written as the page writes it
+                    space, last_surname = "", False
+                    continue
+                space = ""
+            if (run and len(run) == 1 and surface in (" ", "　") and last_surname):
+                space = surface
+                continue
+            last_surname = _is_surname(m.part_of_speech_id())
             if surface == "・" and run and _KATAKANA_RE.fullmatch(run[-1].rpartition("・")[2]):
                 joining = True
                 continue
@@ -244,12 +267,15 @@ def english_terms(text: str) -> list[str]:
 
 _BRIDGES = frozenset(("of", "de", "du", "del", "von", "van", "der", "la", "le", "of the", "de la", "von der",
                       "van der"))
+_BRIDGE_WORDS = frozenset(w for b in _BRIDGES for w in b.split())
 
 
 def _bridged(words: list[str]) -> list[str]:
     """Words with each name of two capitalised words joined by of / de / of the kept as one (`Lord of the Rings`,
     `HOUSE OF EDGE`, `University of Siena`): a name is not cut at its small words. Only where the two words stand
     alone (no capitalised word next to them: `Professor of Technische Universitaet` is no such name)."""
+    if len(words) < 3 or not _BRIDGE_WORDS & {w.lower() for w in words}:
+        return words
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -358,8 +384,8 @@ def recurring_parts(found: list[str], parts: dict[str, tuple[str, ...]]) -> list
         if not _JA_RE.search(term):
             continue
         inside = {p for p in parts.get(term, ()) if _keep_term(p)}
-        inside |= {term[:i] for i in range(2, len(term)) if term[:i] in counts}
-        inside |= {term[i:] for i in range(1, len(term) - 1) if term[i:] in counts}
+        inside |= {term[:i] for i in range(2, len(term)) if term[:i] in counts and _word_edge(term, i)}
+        inside |= {term[i:] for i in range(1, len(term) - 1) if term[i:] in counts and _word_edge(term, i)}
         for part in inside - {term}:
             holders.setdefault(part, set()).add(term)
     extra = []
@@ -367,6 +393,16 @@ def recurring_parts(found: list[str], parts: dict[str, tuple[str, ...]]) -> list
         if len(terms) >= 2 and part in counts:
             extra += [part] * sum(counts[t] for t in terms)
     return extra
+
+
+def _word_edge(term: str, i: int) -> bool:
+    """Whether a word can end at term[i - 1] and the next begin at term[i]: not inside a katakana word
+    (イン|ターネット, スキー|ム), not before a small kana, ー or ン (…ッ|ト)."""
+    left, right = term[i - 1], term[i]
+    return not (_KATAKANA_RE.match(left) and _KATAKANA_RE.match(right)) and right not in _NO_WORD_START
+
+
+_NO_WORD_START = frozenset("ーンんぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ")
 
 
 def site_wide(df: int, docs: int) -> bool:
@@ -429,7 +465,7 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
                 or generic_term(terms.surface[key], tf, key in subject)):
             continue
         place = 1.5 if key in folded_title else HEADING_BOOST if key in subject else 1.0
-        score = (1 + math.log(tf)) * math.log(1 + docs / n) * place
+        score = (1 + math.log(tf)) * math.log(1 + docs / n) * place * general_weight(terms.surface[key])
         by_key[key] = score
         scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():

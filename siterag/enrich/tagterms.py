@@ -65,6 +65,13 @@ def generic_term(term: str, tf: int, in_subject: bool) -> bool:
     return (zipf >= COMMON_ZIPF and tf < 2) or (zipf >= VERY_COMMON_ZIPF and tf < VERY_COMMON_TF)
 
 
+def general_weight(term: str) -> float:
+    """How much a term can say about one page, by how common it is everywhere: 1 for a rare word (Zipf < 3),
+    down to 0.4 for one as common as 変更 or minutes (Zipf ≥ 5)."""
+    zipf = general_zipf(term)
+    return 1.0 if zipf < 3 else max(0.4, 1.0 - 0.3 * (zipf - 3))
+
+
 def quoted_names(text: str) -> list[str]:
     """Titles the page quotes, in order, once each: 『…』 and 【…】 whole; 「…」 and “…” only when they read as a
     name, not a quoted sentence (short, no sentence ending or long kana run: 「エンジェル/ダスト」, not
