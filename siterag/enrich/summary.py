@@ -521,6 +521,11 @@ def date_range(first: str, last: str, ja: bool) -> str:
 
 
 def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
+    """_composed's summary, cut to SUMMARY_CHARS (a long title and long entry titles together may pass it)."""
+    return _clip(_composed(body, title, lead, topics), SUMMARY_CHARS)
+
+
+def _composed(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
     """A summary composed from the page's structure, in the page's language, when its text is not prose led by
     a paragraph: entries (`日記 2003年9月–12月、12件: A / B / C ほか`, `Diary, 3 entries, 1 – 31 Mar 1952: A / B`),
     a track list (rows or items with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a table of

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from siterag.enrich.summary import (
+    SUMMARY_CHARS,
     choose_summary,
     composed_summary,
     date_range,
@@ -124,6 +125,7 @@ def test_a_roster_of_short_lines_is_a_list_not_verse():
     names = "\n\n".join(f"{n} （京都大学情報学研究科）" for n in people)
     summary = composed_summary(names, "メンバー")
     assert summary.startswith("メンバー: 8行の一覧: 石田亨 （京都大学情報学研究科）"), summary
+    assert len(composed_summary(names, "長い題名" * 60)) <= SUMMARY_CHARS  # never past the summary's length
 
 
 def test_a_real_build_diary_is_composed_from_its_entries():
