@@ -221,12 +221,14 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     for term in sentence_terms(title):
         page[term] += TITLE_WEIGHT
     w = {t: weight(t) for t in page}
+    page_square = sum((n * w[t]) ** 2 for t, n in page.items())
     scores, central = {}, {}
     for rank, i in enumerate(pool):
         v = vectors[i]
-        rest = {t: (n - v.get(t, 0)) * w[t] for t, n in page.items()}
-        dot = sum(n * w[t] * rest[t] for t, n in v.items())
-        norm = math.sqrt(sum((n * w[t]) ** 2 for t, n in v.items())) * math.sqrt(sum(x * x for x in rest.values()))
+        # the rest of the page is the page less this sentence: its terms' share of it, computed over them alone
+        rest_square = page_square + sum(((page[t] - n) ** 2 - page[t] ** 2) * w[t] ** 2 for t, n in v.items())
+        dot = sum(n * (page[t] - n) * w[t] ** 2 for t, n in v.items())
+        norm = math.sqrt(sum((n * w[t]) ** 2 for t, n in v.items())) * math.sqrt(max(rest_square, 0.0))
         central[i] = dot / norm if norm else 0.0
         scores[i] = central[i] + LEAD_WEIGHT / (1 + rank)
     eligible = set(pool)
