@@ -195,18 +195,21 @@ def japanese_terms(text: str, parts: dict[str, tuple[str, ...]] | None = None) -
         joining = False  # a ・ right after a katakana noun: a name in parts (ダンサー・イン・ザ・ダーク)
         space = ""  # a space right after a surname: a person's name in two parts (田中 智子)
         for m in tokenizer.tokenize(chunk):
-            kind = _pos_kind(m.part_of_speech_id())
+            pos_id = m.part_of_speech_id()
+            kind = _pos_kind(pos_id)
             surface = m.surface()
             if space:
-                if _is_proper(m.part_of_speech_id()) and not _ALNUM_RE.search(surface):
+                if _is_proper(pos_id) and not _ALNUM_RE.search(surface):
                     run[-1] += space + surface  # one word of the run, written as the page writes it
                     space, last_surname = "", False
                     continue
                 space = ""
-            if (run and len(run) == 1 and surface in (" ", "　") and last_surname):
+                flush(run)  # the space ends the run (田中 先生 is no compound)
+                run = []
+            if last_surname and len(run) == 1 and surface in (" ", "\u3000"):
                 space = surface
                 continue
-            last_surname = _is_surname(m.part_of_speech_id())
+            last_surname = kind == "noun" and _is_surname(pos_id)
             if surface == "・" and run and _KATAKANA_RE.fullmatch(run[-1].rpartition("・")[2]):
                 joining = True
                 continue

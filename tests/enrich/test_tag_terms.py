@@ -102,5 +102,6 @@ def test_a_persons_name_written_with_a_space_is_one_term_and_no_word_is_cut_insi
     terms = japanese_terms("登場人物\n鷺沢 隼人 …小学校五年生\n田中　智子 …先生")
     assert "鷺沢 隼人" in terms and "田中\u3000智子" in terms, terms
     assert not {"鷺沢", "隼人", "田中", "智子"} & set(terms)
+    assert "田中先生" not in japanese_terms("田中 先生が来た。")  # no compound the page does not write
     # イン is a term of a page with broken text, never the start of インターネット
     assert "イン" not in recurring_parts(["インターネット", "イン", "インターネット", "インターフェース"], {})
