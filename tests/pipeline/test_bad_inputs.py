@@ -36,10 +36,12 @@ FRONT_MATTER_KEYS = {"title", "category", "tags", "summary", "site", "source", "
 
 def front_matter_keys(fields: dict) -> set[str]:
     """The documented keys; `date_from` (entry | name | content | stamp | capture) comes with a date, `captured_at` with
-    a WARC site's page, `enrich_key` with machine metadata."""
+    a WARC site's page, `enrich_key` with the site pass's fields (machine metadata, or an LLM's with the machine's
+    `kind` and `section`)."""
     return FRONT_MATTER_KEYS | ({"date_from"} if fields.get("date") else set()) | \
         ({"captured_at"} if fields.get("captured_at") else set()) | \
-        ({"enrich_key"} if fields.get("metadata_by") == "machine" else set())
+        ({"enrich_key", "kind", "section"} if fields.get("metadata_by") == "machine" or "enrich_key" in fields
+         else set())
 
 
 def page(title: str, body: str, meta: str = "") -> str:
