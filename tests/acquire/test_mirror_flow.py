@@ -80,7 +80,7 @@ def test_site_flow_end_to_end_and_refresh(tmp_path, served_example):
         assert first["index"]["upserted"] == 4
         # Where the time went: every stage timed; page and index work are parts of their stages' wall time.
         secs = first["seconds"]
-        assert {"mirror", "normalize", "extract+enrich", "enrich", "quality", "index", "extract (pages)",
+        assert {"mirror", "normalize", "extract+enrich", "enrich", "links", "quality", "index", "extract (pages)",
                 "enrich (pages)", "embed ahead (pages)",
                 "chunk", "embed", "write"} == set(secs) and all(v >= 0 for v in secs.values())
         assert 0 < secs["extract (pages)"] <= secs["extract+enrich"] and secs["mirror"] > 0
