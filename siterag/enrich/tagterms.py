@@ -16,6 +16,7 @@ from functools import lru_cache
 # it once and not in its title or headings: 要素 4.6, 関与 4.0, 積極的 4.3, 贅沢 4.1, cheer 3.6 — a rare word of the
 # page (百合小説, 雨水タンク, Fait Accompli) is not in the lists at all (0).
 COMMON_ZIPF = 3.5
+COMMON_TF = 2  # (3 was tried: it drops chassis, armour, 役者 with お子さん, 椅子; no better on the tuned sites)
 VERY_COMMON_ZIPF = 4.5  # 変更 5.1, 可能性 5.6, minutes 5.3, photo 5.0: the subject only if the page says it often
 VERY_COMMON_TF = 5
 QUOTE_CHARS = 24  # a quoted name is at most this long; a longer quotation is a sentence
@@ -62,7 +63,7 @@ def generic_term(term: str, tf: int, in_subject: bool) -> bool:
     if in_subject:
         return False
     zipf = general_zipf(term)
-    return (zipf >= COMMON_ZIPF and tf < 2) or (zipf >= VERY_COMMON_ZIPF and tf < VERY_COMMON_TF)
+    return (zipf >= COMMON_ZIPF and tf < COMMON_TF) or (zipf >= VERY_COMMON_ZIPF and tf < VERY_COMMON_TF)
 
 
 def general_weight(term: str) -> float:

@@ -77,6 +77,8 @@ def test_english_names_are_not_cut_at_their_small_words():
     assert "HOUSE OF EDGE" in terms and "Lord of the Rings" in terms, terms
     assert not {"HOUSE", "EDGE", "Lord", "Rings"} & set(terms)
     assert "history" in english_terms("the history of the town")  # lowercase: no name, no joining
+    terms = english_terms("The armour plates are removable and the kit is useable")
+    assert "armour plates" in terms and not {"removable", "useable"} & set(terms), terms  # adjectives: no topic
 
 
 def test_tags_of_a_real_page_of_a_shared_site():
