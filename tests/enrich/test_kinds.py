@@ -112,3 +112,11 @@ def test_real_shared_pages_get_the_kind_a_reader_gives_them(shared_sites, site, 
     body = mark_entries(extract_page(data.decode(detect_encoding(data).encoding, errors="replace"),
                                      "heuristic").markdown).markdown
     assert page_kind(body, title, section) == kind, structure(body)
+
+
+def test_an_older_document_without_a_kind_is_enriched_again():
+    """A corpus written before kinds (its category a folder or `newpage`) gets kind, section and category anew."""
+    from siterag.enrich.enrich import needs_machine_fields
+
+    assert needs_machine_fields({"metadata_by": "machine", "category": "newpage", "tags": ["鮎"], "summary": "…"})
+    assert not needs_machine_fields({"metadata_by": "machine", "category": "diary", "kind": "diary", "section": ""})
