@@ -209,7 +209,7 @@ def named_kind(name: str) -> str:
     Japanese one as the end of a part of the name (its head noun: `上演劇の感想`, not `メンバー向け 内部ページ`),
     after a generic ending (ページ, 一覧, 集, トップ). Where several parts name kinds, the last one says it."""
     text = unicodedata.normalize("NFKC", name or "").casefold()
-    found = []  # (position, -length, slug)
+    found = []  # (where in the name, length of the word, slug): the last, then the longest, wins
     for part in _PART_SPLIT_RE.split(text):
         part = _GENERIC_END_RE.sub("", part)
         at = text.find(part)
