@@ -211,8 +211,8 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
     greeting, a note); none sharing less than MIN_CENTRAL, none saying again what a chosen one says (SAME_SAY). A
     question or an aside in brackets is taken only when the page has nothing else. A sentence that points back
-    (leans_back) is taken only with the
-    one right before it, itself in `pool` and taken; none that does not fit SUMMARY_CHARS."""
+    (leans_back) is taken only with the one right before it, itself in `pool` and taken; none that does not fit
+    SUMMARY_CHARS."""
     weight = idf or (lambda _t: 1.0)
     vectors = {i: Counter(sentence_terms(sentences[i])) for i in pool}
     page: Counter[str] = Counter()
@@ -234,7 +234,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     eligible = set(pool)
     chosen: set[int] = set()
     statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
-    if any(central[i] >= MIN_CENTRAL for i in statements):  # one of none of the page's terms says nothing of it
+    if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
         statements = [i for i in statements if central[i] >= MIN_CENTRAL]
     for i in sorted(statements, key=lambda k: (-scores[k], k)):
         if len(chosen) >= SUMMARY_SENTENCES:
