@@ -41,6 +41,7 @@ _HIRAGANA_RE = re.compile(r"^[\u3040-\u309f]+$")
 _NUMBERISH_RE = re.compile(r"^[\d０-９.,:/\-年月日時分秒]+$")
 _KANA_ROW_RE = re.compile(r"^[あかさたなはまやらわアカサタナハマヤラワ]行$")  # an index's row headings: あ行, か行
 _PAST_RE = re.compile(r"[^e]ed$")
+_POSSESSIVE_RE = re.compile(r"(?<=\w)['’]s$")
 _ADJECTIVE_RE = re.compile(r"..(?:able|ible|ous|ful)$")  # removable, useable, famous: what a thing is like, no topic
 _SURU = frozenset("し さ す する せ すれ しろ せよ".split())  # する as it follows a verbal noun (開始した)
 _SUDACHI_CHUNK = 12_000  # characters per call: Sudachi refuses inputs over 49,149 bytes
@@ -266,6 +267,7 @@ def english_terms(text: str) -> list[str]:
                 elif part:
                     terms.append(" ".join(part))
             run = []
+    terms = [_POSSESSIVE_RE.sub("", t) for t in terms]  # Peter Goodden’s -> Peter Goodden: the name itself
     return [t for t in terms if (sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper()))
             and not (t.islower() and _ADJECTIVE_RE.search(t) and " " not in t)]
 

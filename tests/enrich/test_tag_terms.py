@@ -79,6 +79,7 @@ def test_english_names_are_not_cut_at_their_small_words():
     assert "history" in english_terms("the history of the town")  # lowercase: no name, no joining
     terms = english_terms("The armour plates are removable and the kit is useable")
     assert "armour plates" in terms and not {"removable", "useable"} & set(terms), terms  # adjectives: no topic
+    assert english_terms("We met Goodden’s sister. Then Gyrobot's.")[-1] == "Gyrobot"  # the name, not its genitive
 
 
 def test_tags_of_a_real_page_of_a_shared_site():
