@@ -47,6 +47,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     choose_summary,
     composed_summary,
     dialogue_lines,
+    lines_summary,
     page_sentences,
     quotable,
     substantive,  # noqa: F401
@@ -219,7 +220,8 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
     lead = choose_summary(facts.sentences, tags, common, facts.quotes, title=title)
-    return {"tags": tags, "summary": composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead}
+    summary = composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead or lines_summary(body)
+    return {"tags": tags, "summary": summary}
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles

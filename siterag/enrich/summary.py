@@ -522,6 +522,28 @@ def date_range(first: str, last: str, ja: bool) -> str:
     return f"{en_part(a, False)} – {en_part(b, True)}"
 
 
+def lines_summary(body: str) -> str:
+    """The last resort for a page with no sentence, list or entries to summarise (a line under image buttons,
+    a single link): its own lines of text as they are, links and images reduced to their words, joined by ` / `
+    up to SUMMARY_CHARS; a page of pictures alone says how many (`画像 3枚`, `3 images`); else ''."""
+    lines, images = [], 0
+    for raw in body.splitlines():
+        images += len(_MD_IMAGE_ONLY_RE.findall(raw))
+        text = " ".join(_EMPHASIS_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", raw))).split()).strip(" #>-*|\\")
+        if sum(map(str.isalpha, text)) >= 2 and text not in lines:
+            lines.append(text)
+    if lines:
+        out = lines[0]
+        for line in lines[1:]:
+            if len(out) + 3 + len(line) > SUMMARY_CHARS:
+                break
+            out += " / " + line
+        return _clip(out, SUMMARY_CHARS)
+    if images:
+        return f"画像 {images}枚" if _is_ja(body) else f"{images} image{'s' * (images > 1)}"
+    return ""
+
+
 def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
     """_composed's summary, cut to SUMMARY_CHARS (a long title and long entry titles together may pass it)."""
     return _clip(_composed(body, title, lead, topics), SUMMARY_CHARS)

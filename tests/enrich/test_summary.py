@@ -166,3 +166,17 @@ def test_a_sentence_with_emphasis_is_quoted_without_its_marks():
     summary = choose_summary(page_sentences(body), [], title="sfddiff")
     assert summary.startswith("sfddiff は、FontForge の SFD ファイル 2 個の比較を行い"), summary
     assert summary_is_exact(summary, body) and "*" not in summary
+
+
+def test_a_page_without_sentences_is_summarised_by_its_own_lines():
+    """The last resort (no sentence, list or entries): the page's own lines, links and images reduced to their
+    words (a line under image buttons, a single link), or how many pictures it shows; never empty when the page
+    shows something."""
+    from siterag.enrich.summary import lines_summary
+
+    assert lines_summary("[![](top.gif)](../index.htm) 画像の上でクリックしてみて下さい、**連打OK**") == \
+        "画像の上でクリックしてみて下さい、連打OK"
+    assert lines_summary("[夜明け](index2.htm)\n\n[朝焼け](index3.htm)") == "夜明け / 朝焼け"
+    assert lines_summary("![](a.jpg)\n\n![](b.jpg)\n\n写真") == "写真"
+    assert lines_summary("![](a.jpg)\n\n![](b.jpg)") == "2 images"
+    assert lines_summary("") == ""

@@ -277,7 +277,9 @@ def test_prompt_injection_cannot_reach_machine_fields_or_the_schema(tmp_path, ha
     assert fields["content_hash"] == hashlib.sha256(normalized.encode()).hexdigest()
     assert fields["body_hash"] == body_hash(body)
     assert fields["extract_mode"] == "llm" and fields["metadata_by"] == "llm"
-    # The LLM's own fields are all a page can steer: they round-trip through YAML unharmed.
-    assert {k: fields[k] for k in HACKED} == HACKED
+    # The LLM's own fields are all a page can steer: they round-trip through YAML unharmed. Its category does not
+    # even reach the document: the kind (and so the category) is the machine's, from the page's structure.
+    assert {k: fields[k] for k in HACKED if k != "category"} == {k: v for k, v in HACKED.items() if k != "category"}
+    assert fields["category"] == fields["kind"] != "---"
     yaml_fields, _ = read_doc(layout.corpus / "2004/05/yaml.md")
     assert yaml_fields["title"] == YAML_TITLE and yaml_fields["date"] == "2004-05"
