@@ -132,9 +132,9 @@ def _item(doc: Doc | None, hit: object = None) -> dict:
         return {"site": hit.site, "path": hit.path, "title": hit.title, "date": hit.date or (doc.date if doc else ""),
                 "snippet": Markup(snippet_html(hit.snippet)), "anchor": hit.anchor,
                 "match": "words" if hit.bm25 > 0 else "meaning", "category": doc.category if doc else "",
-                "tags": doc.tags if doc else (), "heading": hit.heading}
+                "tags": doc.tags if doc else (), "heading": hit.heading, "url": doc.url if doc else ""}
     return {"site": doc.site, "path": doc.path, "title": doc.title, "date": doc.date, "snippet": doc.summary,
-            "anchor": "", "match": "", "category": doc.category, "tags": doc.tags, "heading": ""}
+            "anchor": "", "match": "", "category": doc.category, "tags": doc.tags, "heading": "", "url": doc.url}
 
 
 # ---- handlers -----------------------------------------------------------------------------------------------

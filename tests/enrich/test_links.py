@@ -272,6 +272,8 @@ def test_siterag_run_writes_a_readable_corpus_with_original_urls(tmp_path):
     assert 'href="/read/tea/diary.html"' in page and 'src="/raw/tea/img/a.gif"' in page
     assert ORIGIN + "index.html" in page  # the reader's "Original URL"
     assert client.get("/raw/tea/img/a.gif").content == GIF
+    found = client.get("/search", params={"q": "新茶"}).text  # a hit shows its original address
+    assert ORIGIN + "diary.html" in found or ORIGIN + "index.html" in found
 
     # Another origin: only `url` changes; nothing is indexed or embedded again. (A link to a page not archived
     # keeps the old origin's address until its page is extracted again.)
