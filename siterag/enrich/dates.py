@@ -216,6 +216,11 @@ class DateLine:
 
 _FULL_WIDTH_RE = re.compile(r"[\uff01-\uff5e\u3000]+")  # full-width ASCII and spaces (not ①②: NFKC makes them digits)
 ANCHOR_RE = re.compile(r"\s*\{#([^\s{}]+)\}\s*$")  # a heading's anchor, `## 2003.6.29(日) {#2003-06-29}`
+# A diary entry's heading as mark_entries writes it, the one reader of it: `## 2003.6.29(日) 晴れ {#2003-06-29}`
+# (heading: its text; anchor: `2003-06-29`, `2003-06-29-2` for a second entry of the day; date: `2003-06-29`,
+# or `2003-06` / `2003` for an entry dated to its month or year).
+ENTRY_HEADING_RE = re.compile(r"^#{1,6}[ \t]+(?P<heading>.*?)[ \t]*"
+                              r"\{#(?P<anchor>(?P<date>\d{4}(?:-\d\d){0,2})(?:-\d+)?)\}[ \t]*$", re.MULTILINE)
 
 
 def narrow(text: str) -> str:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from siterag.enrich.dates import ENTRY_HEADING_RE
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -96,7 +98,6 @@ IMAGE_CAPTION = 80  # a line with an image and less text than this is an image (
 VERSE_LINES = 6  # at least this many short lines without a sentence end, most of the text: lyrics
 MARGIN = 0.02  # the embedder's best prose kind must beat `essay` by this much in cosine to replace it
 
-_ENTRY_HEADING_RE = re.compile(r"^#{1,6} .*\{#\d{4}(?:-\d\d){0,2}[^}]*\}\s*$", re.MULTILINE)
 _MD_LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
@@ -168,8 +169,9 @@ def structure(body: str) -> Structure:
         elif len(text) > 30 or _SENTENCE_END_RE.search(text):
             prose += 1
     text = _LINK_TARGET_RE.sub("]", body)
-    return Structure(len(lines), len(_ENTRY_HEADING_RE.findall(body)), internal, external, images, items, rows,
-                     headings, chars, verse, prose, len(UI_WORDS_RE.findall(text)), len(text))
+    entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
+    return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
+                     len(UI_WORDS_RE.findall(text)), len(text))
 
 
 def manual_like(st: Structure) -> bool:

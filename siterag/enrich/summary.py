@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from siterag.enrich.dates import HARD_BREAK_RE
+from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE
 
 SUMMARY_CHARS = 200
 SUMMARY_SENTENCES = 3
@@ -397,7 +397,6 @@ _EN_MONTHS = ("january february march april may june july august september octob
               "monday tuesday wednesday thursday friday saturday sunday").split()
 _JA_CHARS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _DURATION_RE = re.compile(r"(?<![\d:])\d{1,2}[:：]\d\d(?![\d:])")
-_ENTRY_RE = re.compile(r"^#{1,6}\s+(.*?)\s*\{#(\d{4}(?:-\d\d){0,2})[^}]*\}\s*$", re.MULTILINE)
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+)$")
 _DATE_WORDS_RE = re.compile(r"^(?:[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|"
                             r"[年月日曜時分秒()（）,.:：\-/〜~\s■□◆◇●○◎・★☆]|(?:"
@@ -428,7 +427,7 @@ def _structure(body: str) -> dict:
     many point off the site), short lines of text without a stop, numbered lines (`４．大気の大循環`), pictures
     and their alt texts, lines of text, and the short lines' stanzas (runs between blank lines)."""
     entries = [(_DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t)).strip(" :-—•・"), d, t)
-               for t, d in _ENTRY_RE.findall(body)]
+               for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
     text = external = images = stanzas = 0
     header: list[str] = []

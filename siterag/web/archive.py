@@ -3,13 +3,13 @@ year/month histogram, previous/next by date, title suggestions. Pure functions o
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from siterag.enrich.corpus import read_doc
+from siterag.enrich.dates import ENTRY_HEADING_RE
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,12 @@ class Doc:
         return {d[:7] for d in (self.date, self.lastmod) if len(d) >= 7}
 
 
-_ENTRY_RE = re.compile(r"^#{1,6} +(.*?) *\{#((\d{4}-\d\d-\d\d)(?:-\d+)?)\} *$", re.MULTILINE)
 
 
 def entries_of(body: str) -> tuple[Entry, ...]:
     """The dated entry headings of a corpus body (`## 2003.6.29(日) {#2003-06-29}`)."""
-    return tuple(Entry(m.group(3), m.group(1), m.group(2)) for m in _ENTRY_RE.finditer(body))
+    return tuple(Entry(m["date"], m["heading"], m["anchor"]) for m in ENTRY_HEADING_RE.finditer(body)
+                 if len(m["date"]) == len("2003-06-29"))
 
 
 def fold(text: str) -> str:
