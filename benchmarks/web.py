@@ -10,6 +10,8 @@ search after start-up). Then --n timed requests of each kind, the queries/pages 
                          searches is emptied before each request, so every one searches (--cached keeps it: the
                          time of a search asked again, e.g. Back);
   suggest                /api/suggest?q=<prefix of 1-4 characters> (titles and tags as you type);
+  hits                   /api/hits?q=... (the hybrid search's best 5, as you type; asked after the titles; the
+                         search cache emptied as for search-*);
   reader                 /read/<site>/<page> (the Markdown rendered, links resolved), documents in turn;
   original               /original/<site>/<page> (reader beside the frame) and /raw/<site>/<page> (the archived
                          page decoded and rewritten), pages in turn.
@@ -96,6 +98,7 @@ def main() -> int:
         "search-ja": [f"/search?{urlencode({'q': JA[i % len(JA)]})}" for i in range(args.n)],
         "search-en": [f"/search?{urlencode({'q': EN[i % len(EN)]})}" for i in range(args.n)],
         "suggest": [f"/api/suggest?{urlencode({'q': PREFIXES[i % len(PREFIXES)]})}" for i in range(args.n)],
+        "hits": [f"/api/hits?{urlencode({'q': (JA + EN)[i % (len(JA) + len(EN))]})}" for i in range(args.n)],
         "reader": [f"/read/{d.site}/{quote(d.path)}" for d in (docs * args.n)[:: max(1, len(docs) // args.n)]
                    ][:args.n],
         "original": [f"/original/{d.site}/{quote(d.path)}" for d in
@@ -116,7 +119,7 @@ def main() -> int:
     for kind, urls in kinds.items():
         times = []
         for url in urls:
-            if kind.startswith("search") and not args.cached:
+            if (kind.startswith("search") or kind == "hits") and not args.cached:
                 arc._cache.clear()
             times.append(get(url) * 1000)
         print(f"| {kind:<10} | {len(times):>3} | {statistics.median(times):>7.1f} | {pct(times, 95):>7.1f} | "

@@ -1,10 +1,10 @@
 """`siterag web`: a read-only Starlette app over the corpus, the index and the mirror.
 
 Routes (GET only): `/` sites · `/search` hybrid search or browsing by filters, facets, all state in the URL ·
-`/api/suggest` titles as you type · `/read/<site>/<page>` a corpus document · `/original/<site>/<page>` the
-reader beside the archived page · `/raw/<site>/<path>` the archived page or file, inert (RAW_CSP) ·
-`/time/<site>` a year/month histogram · `/site/<site>` all pages of a site. Handlers are thin: the data is
-siterag.web.archive, the links siterag.web.reader and siterag.web.rewrite."""
+`/api/suggest` titles as you type · `/api/hits` hybrid hits as you type · `/read/<site>/<page>` a corpus
+document · `/original/<site>/<page>` the reader beside the archived page · `/raw/<site>/<path>` the archived
+page or file, inert (RAW_CSP) · `/time/<site>` a year/month histogram · `/site/<site>` all pages of a site.
+Handlers are thin: the data is siterag.web.archive, the links siterag.web.reader and siterag.web.rewrite."""
 
 from __future__ import annotations
 
@@ -62,10 +62,10 @@ class Archive:
         origins = {s.name: site_origins(s.start_urls, s.hosts, s.origin) for s in cfg.sites}
         return cls(cfg.data_dir, origins, cfg.store, cfg.embedder)
 
-    def search(self, query: str, **filters: object) -> list:
-        """Hits of the hybrid search (siterag.search), the last 64 searches cached. Raises ValueError (also
-        NoIndexError) as the search API does."""
-        key = (query, tuple(sorted(filters.items())))
+    def search(self, query: str, k: int = HITS, **filters: object) -> list:
+        """The `k` best hits of the hybrid search (siterag.search), the last 64 searches cached. Raises ValueError
+        (also NoIndexError) as the search API does."""
+        key = (query, k, tuple(sorted(filters.items())))
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
@@ -74,7 +74,7 @@ class Archive:
                 from siterag.search.search_api import Searcher
 
                 self._searcher = Searcher(self.store or self.data_dir, self.embedder)
-            hits = self._searcher.search(query, k=HITS, **filters)
+            hits = self._searcher.search(query, k=k, **filters)
             self._cache[key] = hits
             while len(self._cache) > 64:
                 self._cache.popitem(last=False)
@@ -185,6 +185,32 @@ def suggest(request: Request) -> JSONResponse:
         item["href"] = route("/read", item["site"], item["path"]) if item["kind"] == "title" else \
             link({}, tag=item["text"])
     return JSONResponse(found)
+
+
+AS_YOU_TYPE = 5  # hybrid hits shown under the title suggestions
+
+
+def hits(request: Request) -> JSONResponse:
+    """`/api/hits?q=`: the best hybrid hits of what is typed so far, for the suggestions list (asked after the title
+    suggestions, which come back first: titles are a scan in memory, a search embeds the query). [] for a query of
+    one character, without an index, or on a search error."""
+    arc: Archive = request.app.state.archive
+    query = request.query_params.get("q", "").strip()[:200]
+    if len(archive.fold(query)) < 2:
+        return JSONResponse([])
+    try:
+        found = arc.search(query, k=2 * AS_YOU_TYPE)  # a few more: a page's entries may take several places
+    except Exception:  # noqa: BLE001 - no index yet, a bad query: the title suggestions stand alone
+        return JSONResponse([])
+    out = []
+    for hit in found:
+        href = route("/read", hit.site, hit.path, f"#{hit.anchor}" if hit.anchor else "")
+        if href not in {item["href"] for item in out}:
+            out.append({"kind": "hit", "text": hit.title or hit.path, "site": hit.site, "path": hit.path,
+                        "date": hit.date or "", "match": "words" if hit.bm25 > 0 else "meaning", "href": href})
+        if len(out) == AS_YOU_TYPE:
+            break
+    return JSONResponse(out)
 
 
 def read(request: Request) -> HTMLResponse:
@@ -313,6 +339,7 @@ def create_app(arc: Archive) -> Starlette:
         Route("/", home, methods=get),
         Route("/search", search, methods=get),
         Route("/api/suggest", suggest, methods=get),
+        Route("/api/hits", hits, methods=get),
         Route("/read/{site}/{path:path}", read, methods=get),
         Route("/original/{site}/{path:path}", original, methods=get),
         Route("/raw/{site}/{path:path}", raw, methods=get),

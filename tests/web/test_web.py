@@ -249,8 +249,23 @@ def test_browsing_and_searching_without_an_index(client):
     assert client.get("/onthisday?day=6-29").status_code == 404
 
 
+def test_hybrid_hits_as_you_type_come_deduplicated_and_never_fail(client):
+    from siterag.search.search_api import Hit
+
+    arc = client.app.state.archive
+    assert client.get("/api/hits?q=お茶").json() == []  # no index: the title suggestions stand alone
+    found = [Hit("s", f"p{n % 3}.html", f"<b>{n}</b>", "2003", 1.0, "", "", f"s/p{n}.md", bm25=n % 2,
+                 anchor="2003-06-29" if n == 0 else "") for n in range(12)]
+    arc.search = lambda query, k=50, **filters: found[:k]
+    hits = client.get("/api/hits?q=お茶").json()
+    assert [h["href"] for h in hits] == ["/read/s/p0.html#2003-06-29", "/read/s/p1.html", "/read/s/p2.html",
+                                         "/read/s/p0.html"]  # each place once (the entry, then the page)
+    assert hits[0]["text"] == "<b>0</b>" and [h["match"] for h in hits[:2]] == ["meaning", "words"]
+    assert client.get("/api/hits?q=お").json() == []  # one character: titles only
+
+
 def test_there_is_no_write_route(client):
-    for url in ("/search", "/raw/s/tea.html", "/read/s/tea.html", "/api/suggest"):
+    for url in ("/search", "/raw/s/tea.html", "/read/s/tea.html", "/api/suggest", "/api/hits"):
         assert client.post(url).status_code == 405, url
 
 
