@@ -39,7 +39,7 @@ from siterag.enrich.metadata import page_language
 from siterag.index.store import IndexStore
 from siterag.llm.client import LLMClient
 from siterag.printable import printable
-from siterag.search.extractive import Sentence, best_sentences
+from siterag.search.extractive import Sentence, best_sentences, fold
 from siterag.search.search_api import Hit, Searcher, provenance_line, terminal_marks
 
 NO_ANSWER = "The archive holds no answer to this question."
@@ -270,10 +270,6 @@ said site state stated states text""".split())
 _META_JA = ("パッセージ", "ページ", "記載", "文書", "資料", "回答", "該当", "情報")
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
-
-
 def _stem(word: str) -> str:
     """A crude English stem, so that a paraphrase matches its passage: motors → motor, powered → power."""
     for suffix in ("ing", "ed", "es", "s"):
@@ -287,7 +283,7 @@ def content_tokens(text: str, answer: bool = True) -> set[str]:
     and the bigrams (a lone character: itself) of each kanji/katakana run; hiragana — particles and endings —
     carries no content of its own. `answer`: also leave out the words an answer uses about the passages
     ("the page says", "記載")."""
-    folded = _fold(text)
+    folded = fold(text)
     for word in _META_JA if answer else ():
         folded = folded.replace(word, " ")
     skip = _STOP | _META if answer else _STOP
@@ -300,7 +296,7 @@ def content_tokens(text: str, answer: bool = True) -> set[str]:
 
 def _source_tokens(passages: list[Hit]) -> tuple[str, set[str], set[str]]:
     """The passages (with titles) folded, their Latin words (stemmed) and their numbers (numbers_in)."""
-    folded = _fold("\n".join(f"{h.title}\n{h.text}" for h in passages))
+    folded = fold("\n".join(f"{h.title}\n{h.text}" for h in passages))
     return folded, {_stem(w) for w in _LATIN_RE.findall(folded)}, numbers_in(folded)
 
 

@@ -60,12 +60,13 @@ def needs_its_next(sentence: str) -> bool:
     return bool(_LABEL_END_RE.search(sentence)) or (len(sentence) <= 24 and not _STOP_RE.search(sentence))
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """Text compared without case or width: NFKC, lower case."""
     return unicodedata.normalize("NFKC", text).lower()
 
 
 def _holds(sentence: str, token: str) -> bool:
-    folded = _fold(sentence)
+    folded = fold(sentence)
     if re.fullmatch(r"[a-z\u00c0-\u024f]+", token):
         return re.search(rf"(?<![a-z]){re.escape(token)}", folded) is not None
     return token in folded
@@ -75,7 +76,7 @@ def mark(sentence: str, tokens: set[str]) -> str:
     """The sentence with the question's words marked **like this** (whole Latin words from their stem, kanji and
     katakana runs holding a question bigram)."""
     spans: list[tuple[int, int]] = []
-    folded = _fold(sentence)
+    folded = fold(sentence)
     if len(folded) != len(sentence):  # NFKC changed the length: mark nothing rather than the wrong characters
         return sentence
     for token in tokens:
@@ -100,7 +101,7 @@ def mark(sentence: str, tokens: set[str]) -> str:
 def _cut(sentence: str, tokens: set[str]) -> str:
     if len(sentence) <= MAX_CHARS:
         return sentence
-    folded = _fold(sentence)
+    folded = fold(sentence)
     first = min((folded.find(t) for t in tokens if t in folded), default=0)
     start = max(0, min(first - MAX_CHARS // 3, len(sentence) - MAX_CHARS))
     tail = "…" if start + MAX_CHARS < len(sentence) else ""
