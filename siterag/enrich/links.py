@@ -265,7 +265,7 @@ def link_site(layout: object, site: object) -> dict:
     files = frozenset(mirror_files(layout.mirror)) if layout.mirror.is_dir() else frozenset()
     links = SiteLinks(site.name, docs, files, site_origins(site.start_urls, site.hosts, site.origin), site.origin,
                       start_dir(site.start_urls))
-    rewritten = edited = 0
+    rewritten = edited = failed = 0
     for rel, page in heads.items():
         parsed = read_doc(layout.corpus / rel)
         if parsed is None or not page:
@@ -275,8 +275,12 @@ def link_site(layout: object, site: object) -> dict:
         if written and written not in (content_hash(body), content_hash(body + "\n")):
             edited += 1
             continue
-        new = links.rewrite(body, page, rel)
+        try:
+            new = links.rewrite(body, page, rel)
+        except Exception:  # noqa: BLE001 - a link this code cannot read leaves its document as it was, never the run
+            failed += 1
+            continue
         if new != body:
             write_doc(layout.corpus / rel, new, {**fields, "body_hash": content_hash(new)})
             rewritten += 1
-    return {"documents": len(heads), "rewritten": rewritten, "edited_by_hand": edited}
+    return {"documents": len(heads), "rewritten": rewritten, "edited_by_hand": edited, "failed": failed}

@@ -133,7 +133,7 @@ def test_link_site_rewrites_bodies_keeps_body_hash_and_leaves_hand_edits(tmp_pat
     write_doc(layout.corpus / "_index.md", body, {"title": "a", "path": "index.html", "body_hash": content_hash(body)})
     write_doc(layout.corpus / "b.md", body, {"title": "b", "path": "b.html", "body_hash": "edited"})
     site = SiteConfig(name="s", local_path=str(tmp_path))
-    assert link_site(layout, site) == {"documents": 2, "rewritten": 1, "edited_by_hand": 1}
+    assert link_site(layout, site) == {"documents": 2, "rewritten": 1, "edited_by_hand": 1, "failed": 0}
     fields, new = read_doc(layout.corpus / "_index.md")
     assert new == "[b](b.md) ![](../../mirror/s/img/a.gif)" and fields["body_hash"] == content_hash(new)
     assert read_doc(layout.corpus / "b.md")[1] == body
