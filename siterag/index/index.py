@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -246,9 +247,16 @@ def doc_text(doc: IndexedDoc, settings: IndexSettings, count_tokens: Callable[[s
     return "\n".join(part for part in (doc.title, doc.summary.strip(), lead) if part)
 
 
+# A link's or image's destination inside the archive (no scheme): `](../../mirror/site/img/a.gif "alt")`.
+_LOCAL_TARGET_RE = re.compile(r'\]\((?![A-Za-z][A-Za-z0-9+.-]*:|//)(?:[^()\s]|\([^()\s]*\))*((?:\s+"[^"]*")?)\)')
+
+
 def chunk_text(doc: IndexedDoc, chunk: Chunk) -> str:
-    """A chunk as embedded and full-text indexed: `title > heading` on the first line, then the passage."""
-    return f"{doc.title} > {chunk.heading}\n{chunk.text}" if chunk.heading else f"{doc.title}\n{chunk.text}"
+    """A chunk as embedded and full-text indexed: `title > heading` on the first line, then the passage. Links
+    inside the archive lose their destination (`[日記]()`, `![]( "alt")`): the corpus's `../../mirror/<site>/…`
+    paths (siterag.enrich.links) would make `mirror` and the site's name words of every passage with an image."""
+    text = f"{doc.title} > {chunk.heading}\n{chunk.text}" if chunk.heading else f"{doc.title}\n{chunk.text}"
+    return _LOCAL_TARGET_RE.sub(r"](\1)", text)
 
 
 def embed_text(doc: IndexedDoc, chunk: Chunk, settings: IndexSettings) -> str:

@@ -120,6 +120,21 @@ def test_the_reader_resolves_rewritten_links_to_reader_pages_and_mirror_files():
     assert 'src="/raw/s/diary/img/b.gif"' in html and 'href="/raw/s/doc.pdf"' in html
 
 
+def test_the_full_text_of_a_passage_holds_no_archive_path_and_the_snippet_no_link_target():
+    from siterag.index.chunking import Chunk
+    from siterag.index.index import IndexedDoc, chunk_text
+    from siterag.search.search_api import make_snippet
+
+    body = links().rewrite('お茶の[日記](newpage8.htm)です ![](img/b.gif "茶畑") [web](http://www.example.org/x.html)',
+                           "diary/x.htm", "diary/x.md")
+    assert "mirror/s/" in body
+    doc = IndexedDoc("s/diary/x.md", "s", "diary/x.htm", "", "T", "", [], "", "", "", body)
+    text = chunk_text(doc, Chunk(0, "[見出し](newpage8.md)", body))
+    assert "mirror" not in text and ".md" not in text and "http://www.example.org/x.html" in text
+    assert "[日記]()" in text and '![]( "茶畑")' in text
+    assert make_snippet(text, "お茶") == "**お茶**の日記です web"
+
+
 # ---- the site pass, over files ---------------------------------------------------------------------------
 
 def test_link_site_rewrites_bodies_keeps_body_hash_and_leaves_hand_edits(tmp_path):
