@@ -31,7 +31,8 @@ class Doc:
     title: str
     date: str = ""  # YYYY, YYYY-MM or YYYY-MM-DD
     lastmod: str = ""
-    category: str = ""
+    category: str = ""  # the page's kind (diary, essay, links, ...), or the site's configured category
+    section: str = ""  # the site's own name for the part of it the page is in
     tags: tuple[str, ...] = ()
     summary: str = ""
     url: str = ""
@@ -79,7 +80,8 @@ def load_site(corpus: Path, site: str) -> list[Doc]:
         tags = tuple(t for t in (fm.get("tags") or ()) if isinstance(t, str) and t)
         docs.append(Doc(site=site, rel=rel, path=_text(fm.get("path")) or rel, title=title,
                         date=_text(fm.get("date")), lastmod=_text(fm.get("lastmod"))[:10],
-                        category=_text(fm.get("category")), tags=tags, summary=_text(fm.get("summary")),
+                        category=_text(fm.get("category")), section=_text(fm.get("section")),
+                        tags=tags, summary=_text(fm.get("summary")),
                         url=_text(fm.get("url")), captured_at=_text(fm.get("captured_at")), key=fold(title),
                         entries=entries_of(parsed[1])))
     return docs
