@@ -110,6 +110,7 @@ _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECAS
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
 _FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
 _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「」『』\[\]【】<>＜＞\"'“”]+")
+_HOME_RE = re.compile(r"^(?:index|default|home|top)\.[a-z]+$", re.IGNORECASE)  # the site's front page, at its top
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
 
 
@@ -156,11 +157,10 @@ def structure(body: str) -> Structure:
                     chars += len(rest)
                     continue
         links = _MD_LINK_RE.findall(line)
-        if links and len(_MD_LINK_RE.sub("", line).strip(" -–—|:;・,、/()[]（）")) < 20:
-            if sum(bool(_EXTERNAL_RE.match(href)) for _, href in links) * 2 > len(links):
-                external += 1
-            else:
-                internal += 1
+        if links and len(_MD_LINK_RE.sub("", line).strip(" -–—|:;・,、/()[]（）")) < 20:  # each link counts
+            off_site = sum(bool(_EXTERNAL_RE.match(href)) for _, href in links)
+            external += off_site
+            internal += len(links) - off_site
             continue
         text = _MD_LINK_RE.sub(lambda m: m.group(1), line).strip()
         chars += len(text)
@@ -198,8 +198,8 @@ def structural_kind(st: Structure) -> str:
         return "photos"
     if st.entries >= 2:
         return "diary"
-    if linked >= 4 and linked * 2 >= n and st.text_chars < 60 * linked:
-        return "index" if st.internal >= st.external else "links"
+    if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
+        return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
     if st.verse >= VERSE_LINES and st.verse >= 4 * st.prose and not st.rows and linked * 4 < n:
         return "lyrics"
     return ""
@@ -282,6 +282,8 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
         if sum(out[p] == "manual" for p in members) * 2 > len(members) >= 3:
             out.update(dict.fromkeys(members, "manual"))
     for p in out:
+        if _HOME_RE.match(p) and out[p] not in ("diary", "news"):  # the site's front page: what it offers
+            out[p] = "index"
         script = p.split("?", 1)[0]
         if script != p and script in pages and (said := named_kind(pages[script][1])):
             out[p] = said

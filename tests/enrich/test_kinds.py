@@ -120,3 +120,21 @@ def test_an_older_document_without_a_kind_is_enriched_again():
 
     assert needs_machine_fields({"metadata_by": "machine", "category": "newpage", "tags": ["鮎"], "summary": "…"})
     assert not needs_machine_fields({"metadata_by": "machine", "category": "diary", "kind": "diary", "section": ""})
+
+
+def test_an_index_by_its_links_not_its_lines_and_the_sites_front_page():
+    """Links count one by one (five works on two lines are an index, not two lines among prose); thumbnails that
+    lead to pages with their captions on lines of their own are an index too. The site's front page (index.* at
+    its top) is what the site offers: an index, unless it is a diary."""
+    works = ("My Works\n\nここでは演奏やソフトウェアについて語っていく予定です。\n\n"
+             "[・演奏](01.html)[・ソフトウェア](02.html)  \n[・ギター](03.html)[・エフェクター](04.html)[・バンド](05.html)\n")
+    assert page_kind(works) == "index"
+    thumbs = "ジャヴァアプレットの作品です。\n\n" + "\n\n".join(
+        f"[![](0{i}.jpg)](../0{i}/index.htm)" for i in range(1, 7)) + "\n\n" + "\n\n".join(
+        ("雪", "花火", "海", "庭", "滝", "川"))
+    assert page_kind(thumbs) == "index"
+    prose = "\n\n".join(["今日は庭の手入れをした。花がたくさん咲いていて、とてもきれいだった。" * 3] * 6)
+    assert page_kind(prose + "\n\n[写真](a.html) [日記](b.html)") == "essay"  # two links under prose: no index
+    photos = "![](a.jpg)\n\n![](b.jpg)\n\n![](c.jpg)\n\n[mail](mailto:x@example.jp)"
+    pages = {p: (structure(photos), "", "") for p in ("index.htm", "gallery/index.htm")}
+    assert site_kinds(pages, {}) == {"index.htm": "index", "gallery/index.htm": "photos"}
