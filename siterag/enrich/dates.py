@@ -376,7 +376,9 @@ def _parse(text: str, order: str | None, loose: bool) -> DateLine | None:
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR_TOKEN = r"(?P<y>(?:1[89]|20)\d\d|['’]\d\d)(?![\d:])"
-_LEAD_WD = r"(?:[(\[<【]?" + _WD_NAME + r"\.?[)\]>】]?(?:\s*,\s*|\s+))?"
+# A weekday before the date, a feast's name with it (`GOOD FRIDAY, 10th APRIL`, `Easter Sunday 12 April`)
+_FEAST = r"(?:(?:good|easter|palm|ash|whit|shrove|maundy|holy|low|trinity|rogation)\s+)?"
+_LEAD_WD = r"(?:[(\[<【]?" + _FEAST + _WD_NAME + r"\.?[)\]>】]?(?:\s*,\s*|\s+))?"
 _DAY_RANGE = r"(?:\s*(?:-|–|—|～|to)\s*(?:(?:" + _MONTH_ALT + r")\.?\s*)?\d{1,2}" + _ORD + r"(?![\d:]))?"
 _YEAR_AFTER = r"(?:(?:\s*,\s*|\s+)" + _YEAR_TOKEN + ")?"
 _SCAN_RES = (  # the general grammar, tried after _DATE_RES: month names, then numbers in any order
@@ -685,12 +687,15 @@ def _candidate(lines: list[str], first: int, end: int, order: str | None = None,
     return "para"
 
 
-def recurring(lines: list[str], order: str | None = None, at: list[int] | None = None) -> set[int]:
+def recurring(lines: list[str], order: str | None = None, at: list[int] | None = None,
+              year: int | None = None) -> set[int]:
     """Induction: the lines (numbers; of `at`, default all) that open with a date read loosely, followed by at
     most a short title (`titled`), whose date has a shape (`DateLine.shape`) that INDUCE_MIN or more of them
     share (on as many different days), or whose weekday is the date's own (`DateLine.verified`; then also the
     other lines of its shape). Whatever the format, a page's entry headings are written alike: `WEDNESDAY 31st
-    JULY 1935` … `TUESDAY 6th AUGUST`, `03.6.29(日)` …, `Dec 27 '03` …, while stray dates in the text vary."""
+    JULY 1935` … `TUESDAY 6th AUGUST`, `03.6.29(日)` …, `Dec 27 '03` …, while stray dates in the text vary.
+    A date without a year is verified in `year` (the page's, from its file name or title): `SATURDAY 20th MARCH`
+    alone on `diary/2004.html` is 2004-03-20, a Saturday."""
     found: dict[int, DateLine] = {}
     for n in range(len(lines)) if at is None else at:
         date_line = parse_date_line(lines[n], order, loose=True)
@@ -698,9 +703,16 @@ def recurring(lines: list[str], order: str | None = None, at: list[int] | None =
             found[n] = date_line
     # distinct days per shape: a note repeated with one date (`7/18 追加` three times) is no diary
     counts = Counter(shape for shape, _, _, _ in {(f.shape, f.year, f.month, f.day) for f in found.values()})
-    proven = {f.shape for f in found.values() if f.verified}  # a shape the page writes a real date in
+    proven = {f.shape for f in found.values() if _verified(f, year)}  # a shape the page writes a real date in
     return {n for n, f in found.items()
-            if counts[f.shape] >= INDUCE_MIN or f.verified or (f.shape in proven and counts[f.shape] >= 2)}
+            if counts[f.shape] >= INDUCE_MIN or _verified(f, year) or (f.shape in proven and counts[f.shape] >= 2)}
+
+
+def _verified(found: DateLine, year: int | None) -> bool:
+    """found.verified, a date without a year read in `year`."""
+    if found.year is None and year is not None and found.weekday is not None:
+        found = replace(found, year=year)
+    return found.verified
 
 
 def _sentence(text: str) -> bool:
@@ -1050,12 +1062,13 @@ def mark_entries(markdown: str, name_date: str | None = None, path: str | None =
                 and (_HEADING_RE.match(lines[first]) or _plain_line(lines[first]))]
 
     blocks = _paragraphs(lines)
-    induced = recurring(lines, order, openers())
+    page_year = int(name_date[:4]) if name_date else year_hint(path, title)  # where yearless dates are checked
+    induced = recurring(lines, order, openers(), page_year)
     shapes = {f.shape for n in induced if (f := parse_date_line(lines[n], order, loose=True))}
     split = _split_run_on(lines, order, shapes)
     if split != lines:  # run-on headings split: the blocks again
         lines, blocks = split, _paragraphs(split)
-        induced = recurring(lines, order, openers())
+        induced = recurring(lines, order, openers(), page_year)
     found = [(first, end, kind) for first, end in blocks
              if (kind := _candidate(lines, first, end, order, first in induced))]
     if len(found) == 1 and found[0][2] == "heading" and found[0][0] in induced:

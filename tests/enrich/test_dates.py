@@ -751,3 +751,17 @@ def test_a_date_under_a_label_for_something_else_does_not_date_the_page():
 def test_a_stamp_label_after_the_date(line, expected):
     """Issue 24 item 5: the writing / update label after its date (`2003.5.1 更新`, `… 記`, `…現在`)."""
     assert labelled_date(line) == expected
+
+
+def test_a_lone_yearless_entry_is_checked_in_the_pages_year_and_a_feast_names_its_weekday():
+    """Issue 24 item 5 (read on held-out pages): `diary/2004.html` holds one entry, `SATURDAY 20th MARCH`, which
+    is a Saturday in 2004 (the year of the file name): an entry, so the page is dated by it, not 2004-01-01.
+    `GOOD FRIDAY, 10th APRIL` (1998) is a Friday with its feast's name before it."""
+    one = "# 2004\n\n### SATURDAY 20th MARCH\n\n## Half-a-ton of bricks\n\nThe bricks came at 8am.\n"
+    found = mark_entries(one, None, "diary/2004.html")
+    assert (found.date, found.date_from) == ("2004-03-20", "entry")
+    assert mark_entries(one.replace("SATURDAY", "MONDAY"), None, "diary/2004.html").date_from != "entry"
+    feast = ("# 1998\n\n### GOOD FRIDAY, 10th APRIL\n\nWe met Helen.\n\n### SATURDAY 11th APRIL\n\nThe family came."
+             "\n\n### TUESDAY 17th NOVEMBER\n\nRain.\n")
+    assert [e.date for e in mark_entries(feast, None, "diary/1998.html").entries] == \
+        ["1998-04-10", "1998-04-11", "1998-11-17"]
