@@ -27,7 +27,7 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
-from siterag.enrich.kinds import Structure, site_kinds, structure
+from siterag.enrich.kinds import OTHER_KIND, Structure, site_kinds, structure
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
     UNTITLED,
@@ -565,7 +565,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if fields.get("metadata_by") == "llm":
                 rewritten += _rewrite(layout, doc.rel, fields, body, {
                     "kind": kinds[doc.path], "section": sections[doc.path],
-                    "category": _configured(fields.get("category"), site.categories) or kinds[doc.path],
+                    "category": _configured(fields.get("category"), site.categories)
+                    or page_category(kinds[doc.path], sections[doc.path]),
                     "enrich_key": code}, by="llm")
                 continue
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
@@ -577,7 +578,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if not title and page_title == UNTITLED and incoming.get(doc.path):  # what the site's links call it
                 title = incoming[doc.path].most_common(1)[0][0]
             machine = {**machine_fields(body, title or page_title, stats, facts, names),
-                       "kind": kinds[doc.path], "section": sections[doc.path], "category": kinds[doc.path],
+                       "kind": kinds[doc.path], "section": sections[doc.path],
+                       "category": page_category(kinds[doc.path], sections[doc.path]),
                        "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
@@ -599,6 +601,12 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 rewritten += _rewrite(layout, rel, *parsed, {**new[rel], "category": category})
     return {"documents": len(docs), "enriched": len(targets), "rewritten": rewritten,
             "seconds": round(time.perf_counter() - started, 2)}
+
+
+def page_category(kind: str, section: str) -> str:
+    """What `--category` and the web's facet filter by: the page's kind, or where its kind is `other` (a page
+    none of the kinds fits: a script's demo, a form) the site's own name for its section, when it has one."""
+    return section if kind == OTHER_KIND and section else kind
 
 
 def _configured(category: object, categories: tuple[str, ...]) -> str:

@@ -89,6 +89,7 @@ KINDS: dict[str, Kind] = {
     "other": Kind("その他", "Anything else"),
 }
 SLUGS = tuple(KINDS)
+OTHER_KIND = "other"  # a page none of the kinds fits
 # Kinds the embedder may choose among: what running text can be; the others are decided by structure or words.
 PROSE_KINDS = ("essay", "review", "fiction", "report", "profile", "manual", "product", "news")
 ENTRY_KINDS = ("news", "report", "bbs", "photos", "diary")  # what a page of dated entries can be: its title says

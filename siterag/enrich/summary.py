@@ -318,7 +318,7 @@ _LEANS_BACK_RE = re.compile(
 # A demonstrative or a pronoun first: the sentence points at something said before it (`こんな化け物が…`,
 # `その後…`, `This is…`, `They were…`).
 _POINTS_BACK_RE = re.compile(
-    r"^(?:こんな|こういう|こうした|こうして|この|その|それ|そこ|そんな|そういう|そうした|そう(?:して|いえば)|これ|ここ|"
+    r"^(?:こんな|こういう|こうした|こうして|この|その|それ|そこ|そんな|そういう|そうした|そう(?:して|いえば|すると|すれば|したら|なると|なれば)|こう(?:すると|すれば|したら)|すると|これ|ここ|"
     r"あの|あれ|あんな|彼[はがもらの女]|上記|前述|同じく?|同様|以上|右の|"
     r"(?:This|That|These|Those|It|Its|He|She|They|Them|His|Her|Their|Such|Both|Another|Here|Later|Afterwards"
     r"|The (?:latter|former|same))\b)")

@@ -138,3 +138,11 @@ def test_an_index_by_its_links_not_its_lines_and_the_sites_front_page():
     photos = "![](a.jpg)\n\n![](b.jpg)\n\n![](c.jpg)\n\n[mail](mailto:x@example.jp)"
     pages = {p: (structure(photos), "", "") for p in ("index.htm", "gallery/index.htm")}
     assert site_kinds(pages, {}) == {"index.htm": "index", "gallery/index.htm": "photos"}
+
+
+def test_the_category_is_the_kind_or_for_a_page_no_kind_fits_the_sites_section():
+    from siterag.enrich.enrich import page_category
+
+    assert page_category("diary", "日記") == "diary"
+    assert page_category("other", "JAVA スクリプト") == "JAVA スクリプト"  # a script's demo: the site says what
+    assert page_category("other", "") == "other"

@@ -180,3 +180,11 @@ def test_a_page_without_sentences_is_summarised_by_its_own_lines():
     assert lines_summary("![](a.jpg)\n\n![](b.jpg)\n\n写真") == "写真"
     assert lines_summary("![](a.jpg)\n\n![](b.jpg)") == "2 images"
     assert lines_summary("") == ""
+
+
+def test_a_demonstrative_adverb_points_back():
+    """`そうすると…` (then, doing so) continues the sentence before it, like `そして`: never a summary's start."""
+    from siterag.enrich.summary import leans_back
+
+    assert leans_back("そうするとアルバムが削除されます。") and leans_back("するとドアが開いた。")
+    assert leans_back("こうすると速くなります。") and not leans_back("祝祭日を追加するにはインストールします。")
