@@ -56,7 +56,8 @@ JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わ�
 可能 大丈夫 ん そう ここ そこ あそこ これ それ あれ どれ 何 なに 的
 化 性 用 者 さん 様 ちゃん くん 君 氏 年 月 日 頃 画像 クリック
 ダウンロード メール 掲示板 カウンター ゲストブック
-Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内""".split())
+Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内
+管理人 管理者 転載 無断転載 転送 訂正 印刷用 トップページ メール送信 相互リンク リンクフリー""".split())
 EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
 among an and another any anyone anything are around as at back be became because become been before being below
 between both but by can cannot could did do does doing done down during each either else enough etc even ever every
@@ -267,9 +268,24 @@ def english_terms(text: str) -> list[str]:
                 elif part:
                     terms.append(" ".join(part))
             run = []
-    terms = [_POSSESSIVE_RE.sub("", t) for t in terms]  # Peter Goodden’s -> Peter Goodden: the name itself
+    terms = [_name_only(_POSSESSIVE_RE.sub("", t)) for t in terms]  # Peter Goodden’s -> Peter Goodden
     return [t for t in terms if (sum(map(str.isalpha, t)) >= 3 or (len(t) == 2 and t.isupper()))
-            and not (t.islower() and _ADJECTIVE_RE.search(t) and " " not in t)]
+            and not (t.islower() and _ADJECTIVE_RE.search(t) and " " not in t)
+            and not _CONTRACTION_RE.search(t) and t.casefold() not in _ENTITY_NAMES]
+
+
+_CONTRACTION_RE = re.compile(r"[’'](?:ll|re|ve|d|m)\b|n[’']t\b", re.IGNORECASE)  # you’ll, didn't: no names
+_ENTITY_NAMES = frozenset("mdash ndash nbsp amp quot apos lsquo rsquo ldquo rdquo hellip copy reg trade".split())
+
+
+def _name_only(term: str) -> str:
+    """A capitalised name without the lower-case word the sentence goes on with (`Wells Cathedral tonight`,
+    `Helen behind`): the words before it are the name."""
+    words = term.split(" ")
+    if len(words) >= 2 and words[-1].islower() and all(w[:1].isupper() for w in words[:-1]) \
+            and words[-1] not in _BRIDGE_WORDS:
+        return " ".join(words[:-1])
+    return term
 
 
 _BRIDGES = frozenset(("of", "de", "du", "del", "von", "van", "der", "la", "le", "of the", "de la", "von der",

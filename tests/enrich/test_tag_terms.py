@@ -108,3 +108,15 @@ def test_a_persons_name_written_with_a_space_is_one_term_and_no_word_is_cut_insi
     assert "田中先生" not in japanese_terms("田中 先生が来た。")  # no compound the page does not write
     # イン is a term of a page with broken text, never the start of インターネット
     assert "イン" not in recurring_parts(["インターネット", "イン", "インターネット", "インターフェース"], {})
+
+
+def test_a_name_ends_where_the_sentence_goes_on_and_no_contraction_or_entity_is_a_term():
+    """Read on held-out pages: `Wells Cathedral tonight`, `Helen behind`, `you’ll`, `mdash` were tags."""
+    from siterag.enrich.keywords import english_terms, japanese_terms
+
+    terms = english_terms("We sang at Wells Cathedral tonight and Helen behind us smiled. you’ll see the mdash "
+                          "here. Patrick's House stands near the Lord of the Rings shop. Kyoto box jump is fun.")
+    assert "Wells Cathedral" in terms and "Helen" in terms and "Patrick's House" in terms
+    assert "Lord of the Rings" in terms and "Kyoto box jump" in terms  # two lower-case words: a name's own
+    assert not {"Wells Cathedral tonight", "Helen behind", "you’ll", "mdash"} & set(terms)
+    assert not {"管理人", "転載"} & set(japanese_terms("管理人の許可なく転載を禁止します。演奏の録音です。"))
