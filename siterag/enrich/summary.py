@@ -529,7 +529,8 @@ def lines_summary(body: str) -> str:
     for raw in body.splitlines():
         images += len(_MD_IMAGE_ONLY_RE.findall(raw))
         text = " ".join(_EMPHASIS_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", raw))).split()).strip(" #>-*|\\")
-        if sum(map(str.isalpha, text)) >= 2 and text not in lines:
+        letters = sum(map(str.isalpha, text))
+        if letters >= 2 and letters * 2 >= len(text.replace(" ", "")) and text not in lines:  # no ―￣―＿ rules
             lines.append(text)
     if lines:
         out = lines[0]
