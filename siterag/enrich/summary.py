@@ -210,9 +210,10 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
     greeting, a note); none sharing less than MIN_CENTRAL, none saying again what a chosen one says (SAME_SAY). A
-    question or an aside in brackets is taken only when the page has nothing else. A sentence that points back
-    (leans_back) is taken only with the one right before it, itself in `pool` and taken; none that does not fit
-    SUMMARY_CHARS."""
+    question or an aside in brackets is taken only when the page has nothing else. The best of them (with the
+    sentence right before it when it points back: leans_back) grows into its neighbours in `pool`, the one before
+    it first, while they fit SUMMARY_CHARS and say something new (a window never starts on a sentence that points
+    back): one passage read in one go, never sentences spliced from far apart."""
     weight = idf or (lambda _t: 1.0)
     vectors = {i: Counter(sentence_terms(sentences[i])) for i in pool}
     page: Counter[str] = Counter()
@@ -223,34 +224,48 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     w = {t: weight(t) for t in page}
     page_square = sum((n * w[t]) ** 2 for t, n in page.items())
     scores, central = {}, {}
-    for rank, i in enumerate(pool):
+    for i in pool:
         v = vectors[i]
         # the rest of the page is the page less this sentence: its terms' share of it, computed over them alone
         rest_square = page_square + sum(((page[t] - n) ** 2 - page[t] ** 2) * w[t] ** 2 for t, n in v.items())
         dot = sum(n * (page[t] - n) * w[t] ** 2 for t, n in v.items())
         norm = math.sqrt(sum((n * w[t]) ** 2 for t, n in v.items())) * math.sqrt(max(rest_square, 0.0))
         central[i] = dot / norm if norm else 0.0
-        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank)
     eligible = set(pool)
     chosen: set[int] = set()
     statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
     if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
         statements = [i for i in statements if central[i] >= MIN_CENTRAL]
-    for i in sorted(statements, key=lambda k: (-scores[k], k)):
-        if len(chosen) >= SUMMARY_SENTENCES:
-            break
-        need = {i}
+    for rank, i in enumerate(statements):  # the opening: the first sentences that say something of the page
+        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank)
+    for i in sorted(statements, key=lambda k: (-scores[k], k)):  # the best place to start reading
+        start = i
         if leans_back(sentences[i], title):
-            before = i - 1
-            if before not in eligible or (leans_back(sentences[before], title) and before - 1 not in chosen):
+            start = i - 1
+            if start not in eligible or leans_back(sentences[start], title):
                 continue
-            need.add(before)
-        if any(_cosine(vectors[i], vectors[k], w) >= SAME_SAY for k in chosen):
-            continue  # says again what a chosen sentence says
-        trial = sorted(chosen | need)
-        if len(trial) > SUMMARY_SENTENCES or len(_join([sentences[k] for k in trial])) > SUMMARY_CHARS:
+        if len(_join(sentences[start:i + 1])) > SUMMARY_CHARS:
             continue
-        chosen.update(need)
+        chosen = set(range(start, i + 1))
+        break
+    # then its neighbours, the one before it first (toward the opening), as the page says them: a summary read in
+    # one go, never spliced from far apart; a neighbour that says again what is chosen, or does not fit, ends it
+    saying = set(statements)  # before it: no greeting, question or aside; after it, the passage goes on
+    plain = {i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"}
+    while chosen and len(chosen) < SUMMARY_SENTENCES:
+        before, after = min(chosen) - 1, max(chosen) + 1
+        grown = False
+        for k in (before, after):
+            if k not in (saying if k == before else plain) or (k == before and leans_back(sentences[k], title)):
+                continue
+            if any(_cosine(vectors[k], vectors[c], w) >= SAME_SAY for c in chosen) or \
+                    len(_join([sentences[c] for c in sorted(chosen | {k})])) > SUMMARY_CHARS:
+                continue
+            chosen.add(k)
+            grown = True
+            break
+        if not grown:
+            break
     return sorted(chosen)
 
 
