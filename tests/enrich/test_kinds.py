@@ -127,7 +127,8 @@ def test_an_index_by_its_links_not_its_lines_and_the_sites_front_page():
     lead to pages with their captions on lines of their own are an index too. The site's front page (index.* at
     its top) is what the site offers: an index, unless it is a diary."""
     works = ("My Works\n\nここでは演奏やソフトウェアについて語っていく予定です。\n\n"
-             "[・演奏](01.html)[・ソフトウェア](02.html)  \n[・ギター](03.html)[・エフェクター](04.html)[・バンド](05.html)\n")
+             "[・演奏](01.html)[・ソフトウェア](02.html)  \n"
+             "[・ギター](03.html)[・エフェクター](04.html)[・バンド](05.html)\n")
     assert page_kind(works) == "index"
     thumbs = "ジャヴァアプレットの作品です。\n\n" + "\n\n".join(
         f"[![](0{i}.jpg)](../0{i}/index.htm)" for i in range(1, 7)) + "\n\n" + "\n\n".join(
