@@ -27,7 +27,7 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
-from siterag.enrich.kinds import OTHER_KIND, Structure, site_kinds, structure
+from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, site_kinds, structure
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
     UNTITLED,
@@ -550,6 +550,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     sections = site_sections(layout, docs, banner, shared_titles, link_texts, incoming)
     kinds = site_kinds({d.path: (d.shape, without_banner(d.page_title, *banner), "\n".join(d.opening))
                         for d in docs}, sections)
+    guesses = {d.path: guessed(kinds[d.path], d.shape, without_banner(d.page_title, *banner), sections[d.path])
+               for d in docs}
     names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
                                         if d.title not in shared_titles), *link_texts]))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
@@ -566,7 +568,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 rewritten += _rewrite(layout, doc.rel, fields, body, {
                     "kind": kinds[doc.path], "section": sections[doc.path],
                     "category": _configured(fields.get("category"), site.categories)
-                    or page_category(kinds[doc.path], sections[doc.path]),
+                    or page_category(kinds[doc.path], sections[doc.path], guesses[doc.path]),
                     "enrich_key": code}, by="llm")
                 continue
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
@@ -579,7 +581,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 title = incoming[doc.path].most_common(1)[0][0]
             machine = {**machine_fields(body, title or page_title, stats, facts, names),
                        "kind": kinds[doc.path], "section": sections[doc.path],
-                       "category": page_category(kinds[doc.path], sections[doc.path]),
+                       "category": page_category(kinds[doc.path], sections[doc.path], guesses[doc.path]),
                        "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
@@ -603,10 +605,11 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             "seconds": round(time.perf_counter() - started, 2)}
 
 
-def page_category(kind: str, section: str) -> str:
-    """What `--category` and the web's facet filter by: the page's kind, or where its kind is `other` (a page
-    none of the kinds fits: a script's demo, a form) the site's own name for its section, when it has one."""
-    return section if kind == OTHER_KIND and section else kind
+def page_category(kind: str, section: str, guess: bool = False) -> str:
+    """What `--category` and the web's facet filter by: the page's kind, or where its kind is only a default
+    (`guess`: kinds.guessed — running text taken for an essay, a script's demo for `other`) the site's own name
+    for its section, when it has one: what the author called that part of the site says more."""
+    return section if (guess or kind == OTHER_KIND) and section else kind
 
 
 def _configured(category: object, categories: tuple[str, ...]) -> str:

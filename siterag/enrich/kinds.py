@@ -249,6 +249,15 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
     return prose or ("manual" if manual_like(st) else "essay")
 
 
+def guessed(kind: str, st: Structure, title: str = "", section: str = "") -> bool:
+    """Whether `kind` is a default rather than what the page shows or says: running text taken for an `essay`,
+    little text for `other`, one or two pictures for `photos` — with no word of the taxonomy in its title or
+    section to bear it out."""
+    if named_kind(title) or named_kind(section):
+        return False
+    return kind in ("essay", OTHER_KIND) or kind == "photos" and st.images < 3
+
+
 def page_kind(body: str, title: str = "", section: str = "", prose: str = "") -> str:
     """The kind of a page from its Markdown body (decide on its structure)."""
     return decide(structure(body), title, section, prose)

@@ -141,9 +141,19 @@ def test_an_index_by_its_links_not_its_lines_and_the_sites_front_page():
     assert site_kinds(pages, {}) == {"index.htm": "index", "gallery/index.htm": "photos"}
 
 
-def test_the_category_is_the_kind_or_for_a_page_no_kind_fits_the_sites_section():
+def test_the_category_is_the_kind_or_where_the_kind_is_a_default_the_sites_section():
+    """Read on held-out pages: a PC school's course page (running text, an `essay` by default) lost its section
+    `教室案内` to `essay`; a script's demo (one or two pictures, `photos` by default) its `JAVA スクリプト`."""
     from siterag.enrich.enrich import page_category
+    from siterag.enrich.kinds import guessed
 
     assert page_category("diary", "日記") == "diary"
     assert page_category("other", "JAVA スクリプト") == "JAVA スクリプト"  # a script's demo: the site says what
     assert page_category("other", "") == "other"
+    prose = structure("教室では毎週パソコンの使い方を学びます。" * 20)
+    two = structure("![](a.gif)\n\n![](b.gif)")
+    many = structure("\n\n".join(f"![](p{i}.jpg)" for i in range(6)))
+    assert guessed("essay", prose) and not guessed("essay", prose, title="随筆 春の日")
+    assert guessed("photos", two) and not guessed("photos", many) and not guessed("diary", prose)
+    assert page_category("essay", "教室案内", guessed("essay", prose)) == "教室案内"
+    assert page_category("photos", "旅の写真", guessed("photos", many)) == "photos"
