@@ -1,0 +1,125 @@
+"""A blind A/B reading sample of the corpus metadata (judging.md), for a person or a helper to read.
+
+    # the held-out sites' corpus with one checkout's page stages (no index), e.g. a worktree of an older commit
+    .venv/bin/python benchmarks/reading_sample.py build /tmp/old-checkout /tmp/judge/before
+    .venv/bin/python benchmarks/reading_sample.py build . /tmp/judge/after
+    # 12 documents per site, each with both versions' front matter as A and B (shuffled), its body, its page
+    .venv/bin/python benchmarks/reading_sample.py sample /tmp/judge/before /tmp/judge/after /tmp/judge/s1206 --seed 1206
+
+`build` runs benchmarks/metadata.py's build_site (copy, normalize, site template, extract, the enrich pass) of
+the given checkout on each site. `sample` draws with random.Random(seed), one generator, sites in the order
+given, rng.sample(sorted corpus paths of the first data dir, 12); writes NN.txt per document (the two versions'
+title, date, lastmod, tags, summary, kind, category, section; the body; the original page rendered to text with
+lxml from the normalized copy) and key.json (which of A/B is which: open it after judging).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+SITES = ("leftyuncle", "hrtaj", "brianwilliams")
+FIELDS = ("title", "date", "lastmod", "tags", "summary", "kind", "category", "section")
+SHARED_SITES = Path(__file__).resolve().parent.parent.parent / "shared" / "sites"
+_BLOCK_TAGS = {"br", "p", "div", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "td", "dt", "dd", "hr",
+               "title"}
+
+
+def build(src: Path, out: Path, sites: tuple[str, ...]) -> None:
+    """The sites' corpus into `out` with the page stages of the checkout `src`."""
+    sys.path[:0] = [str(src), str(src / "benchmarks")]
+    import siterag
+
+    if not Path(siterag.__file__).resolve().is_relative_to(src.resolve()):
+        sys.exit(f"siterag imported from {siterag.__file__}, not from {src}")
+    from metadata import build_site
+
+    for name in sites:
+        print(name, build_site(name, SHARED_SITES / name, out)[1], flush=True)
+
+
+def _front(path: Path) -> tuple[dict, str]:
+    import yaml
+
+    _, fm, body = path.read_text(encoding="utf-8").split("---\n", 2)
+    return yaml.safe_load(fm) or {}, body
+
+
+def render(path: Path) -> str:
+    """A page's visible text, a line per block (scripts, styles and comments dropped; images by alt or src)."""
+    from lxml import html as lh
+
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", path.read_bytes().decode("utf-8", "replace"))
+    doc = lh.fromstring(text or "<html/>")
+    for bad in doc.xpath("//script|//style|//comment()"):
+        if bad.getparent() is not None:
+            bad.getparent().remove(bad)
+    for el in doc.iter():
+        if isinstance(el.tag, str) and el.tag.lower() in _BLOCK_TAGS:
+            el.tail = "\n" + (el.tail or "")
+    for img in doc.iter("img"):
+        img.tail = f" [img {img.get('alt') or img.get('src')}]" + (img.tail or "")
+    lines = [" ".join(line.split()) for line in doc.text_content().splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ...], per_site: int = 12) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    key: dict[str, dict] = {}
+    n = 0
+    for site in sites:
+        root = before / "corpus" / site
+        for rel in rng.sample(sorted(str(p.relative_to(root)) for p in root.rglob("*.md")), per_site):
+            n += 1
+            old, body = _front(root / rel)
+            new_path = after / "corpus" / site / rel
+            new, new_body = _front(new_path) if new_path.exists() else ({}, "")
+            after_first = rng.random() < 0.5
+            versions = {"A": new if after_first else old, "B": old if after_first else new}
+            key[f"{n:02d}"] = {"site": site, "rel": rel, "A": "after" if after_first else "before",
+                               "B": "before" if after_first else "after"}
+            page = before / "normalized" / site / str(old.get("path") or rel)
+            lines = [f"# document {n:02d}: site {site}, page {old.get('path')}",
+                     f"# original page file (UTF-8, normalized copy): {page.resolve()}", ""]
+            for name, fields in versions.items():
+                lines.append(f"== version {name} ==")
+                lines += [f"{k}: {json.dumps(fields[k], ensure_ascii=False)}" for k in FIELDS if k in fields]
+                lines.append("")
+            lines += ["== corpus body (version B's; bodies are the same or nearly) ==",
+                      (body if after_first else new_body)[:6000], "",
+                      "== original page rendered to text ==",
+                      render(page)[:8000] if page.exists() else f"(original not found: {page})"]
+            (out / f"{n:02d}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(n, "documents written to", out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("checkout", type=Path)
+    b.add_argument("out", type=Path)
+    s = sub.add_parser("sample")
+    s.add_argument("before", type=Path)
+    s.add_argument("after", type=Path)
+    s.add_argument("out", type=Path)
+    s.add_argument("--seed", type=int, default=1206)
+    for p in (b, s):
+        p.add_argument("--sites", default=",".join(SITES))
+    args = ap.parse_args()
+    sites = tuple(args.sites.split(","))
+    if args.command == "build":
+        build(args.checkout.resolve(), args.out, sites)
+    else:
+        sample(args.before, args.after, args.out, args.seed, sites)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
