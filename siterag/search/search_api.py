@@ -393,6 +393,7 @@ DOC_WEIGHT = 0.3  # a document's score = its best passage's + DOC_WEIGHT x its t
 CROSS_WEIGHT = (1.0, 1.0)  # hybrid, (passage, document) level: share of BM25's weight given to the cosine of a
 # candidate written in the other script than the query (English query, Japanese page, or the reverse): no BM25 there
 DEPTH = 100  # candidates asked of each search (vector and full text, at both levels)
+BEST_CHUNK_ROWS = 20  # full-text rows asked per document when passages of several documents are looked up at once
 DATE_WEIGHT = 0.1  # added to the score of a candidate dated within a date, month or year the query names
 DATED_DEPTH = 20  # candidates asked of each search among the rows dated then (query_dates)
 FUSIONS = ("score", "rrf")
@@ -523,6 +524,32 @@ class Searcher:
             self.chunks.search().where(f"{where} AND chunk_no = 0").select(_CHUNK_COLUMNS).limit(1).to_list()
         return rows[0] if rows else None
 
+    def best_chunks(self, doc_ids: list[str], query: str) -> dict[str, dict]:
+        """best_chunk of each of `doc_ids`, in two queries for all of them (one full-text, one for the first
+        passage of those it finds nothing in) instead of two per document."""
+        if not doc_ids:
+            return {}
+        q = _index()._q
+        where = f"doc_id IN ({', '.join(q(d) for d in doc_ids)})"
+        limit = BEST_CHUNK_ROWS * len(doc_ids)
+        by_text = self._fts_rows(self.chunks, _CHUNK_COLUMNS, query, where, limit, False)
+        out: dict[str, dict] = {}
+        for row in (by_text.to_pylist() if by_text is not None else []):  # best first
+            row.pop("_score", None)
+            out.setdefault(row["doc_id"], row)
+        missing = [d for d in doc_ids if d not in out]
+        if missing and by_text is not None and by_text.num_rows >= limit:  # cut short: ask for each alone
+            for doc_id in missing:
+                if (row := self.best_chunk(doc_id, query)) is not None:
+                    out[doc_id] = row
+            missing = [d for d in doc_ids if d not in out]
+        if missing:
+            firsts = self.chunks.search().where(f"doc_id IN ({', '.join(q(d) for d in missing)}) AND chunk_no = 0") \
+                .select(_CHUNK_COLUMNS).limit(len(missing)).to_list()
+            for row in firsts:
+                out.setdefault(row["doc_id"], row)
+        return out
+
     def search(self, query: str, *, site: str | None = None, tags: tuple[str, ...] = (),
                category: str | None = None, since: str | None = None, until: str | None = None, k: int = 10,
                mode: str = "hybrid", group: bool = True, fusion: str = "score", depth: int = DEPTH) -> list[Hit]:
@@ -623,14 +650,15 @@ def fuse(found: dict[str, Candidates], query: str, k: int, group: bool = True, *
     for doc, v in doc_level.items():
         doc_score[doc] = doc_score.get(doc, 0.0) + doc_weight * v
     hits = []
-    for doc in sorted(doc_score, key=lambda d: -doc_score[d])[:k]:
+    top = sorted(doc_score, key=lambda d: -doc_score[d])[:k]
+    passages = searcher.best_chunks([d for d in top if d not in best], query) if searcher is not None else {}
+    for doc in top:
         if doc in best:
             key = best[doc]
             hits.append(_hit(chunks.rows[key], doc_score[doc], query, chunks.cos.get(key, 0.0),
                              chunks.bm25.get(key, 0.0)))
             continue
-        row = searcher.best_chunk(doc, query) if searcher is not None else None
-        hits.append(_hit(row or docs.rows[doc], doc_score[doc], query, docs.cos.get(doc, 0.0),
+        hits.append(_hit(passages.get(doc) or docs.rows[doc], doc_score[doc], query, docs.cos.get(doc, 0.0),
                          docs.bm25.get(doc, 0.0)))
     return hits
 
