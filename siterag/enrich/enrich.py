@@ -27,7 +27,7 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
-from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, site_kinds, structure
+from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, own_titles, site_kinds, structure
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
     UNTITLED,
@@ -548,10 +548,13 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     link_texts: list[str] = []
     incoming: dict[str, Counter[str]] = {}
     sections = site_sections(layout, docs, banner, shared_titles, link_texts, incoming)
-    kinds = site_kinds({d.path: (d.shape, without_banner(d.page_title, *banner), "\n".join(d.opening))
-                        for d in docs}, sections)
-    guesses = {d.path: guessed(kinds[d.path], d.shape, without_banner(d.page_title, *banner), sections[d.path])
-               for d in docs}
+    kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
+    kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
+    placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
+                       "category": page_category(kinds[d.path], sections[d.path],
+                                                 guessed(kinds[d.path], d.shape, kind_titles[d.path],
+                                                         sections[d.path]))}
+              for d in docs}  # what the page is and where it sits in its site, whoever wrote its other fields
     names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
                                         if d.title not in shared_titles), *link_texts]))
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
@@ -566,10 +569,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             fields, body = parsed
             if fields.get("metadata_by") == "llm":
                 rewritten += _rewrite(layout, doc.rel, fields, body, {
-                    "kind": kinds[doc.path], "section": sections[doc.path],
-                    "category": _configured(fields.get("category"), site.categories)
-                    or page_category(kinds[doc.path], sections[doc.path], guesses[doc.path]),
-                    "enrich_key": code}, by="llm")
+                    **placed[doc.path], "enrich_key": code,
+                    "category": _configured(fields.get("category"), site.categories) or placed[doc.path]["category"]},
+                    by="llm")
                 continue
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
@@ -580,9 +582,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if not title and page_title == UNTITLED and incoming.get(doc.path):  # what the site's links call it
                 title = incoming[doc.path].most_common(1)[0][0]
             machine = {**machine_fields(body, title or page_title, stats, facts, names),
-                       "kind": kinds[doc.path], "section": sections[doc.path],
-                       "category": page_category(kinds[doc.path], sections[doc.path], guesses[doc.path]),
-                       "enrich_key": code}
+                       **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
             if site.categories:  # the category waits for the embedder: written below

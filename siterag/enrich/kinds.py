@@ -269,17 +269,23 @@ def needs_prose(st: Structure, title: str = "", section: str = "") -> bool:
         and st.text_chars >= PROSE_CHARS
 
 
+def own_titles(titles: dict[str, str], sections: dict[str, str]) -> dict[str, str]:
+    """Each page's <title> as evidence of its kind: '' where the pages of several sections share it (the site's
+    name, `ブログ` on every page), which says nothing of the page."""
+    sections_of: dict[str, set[str]] = {}
+    for p, title in titles.items():
+        sections_of.setdefault(title, set()).add(sections.get(p, ""))
+    return {p: title if len(sections_of[title]) < 2 else "" for p, title in titles.items()}
+
+
 def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str, str],
                embedder=None) -> dict[str, str]:  # noqa: ANN001 - an siterag.index.embedding Embedder or None
     """The kind of each page of a site: `pages` maps a page path to (its Structure, its own title, its title and
     opening text for the embedder); `sections`: page path -> its section's name ('' for none). With `embedder`,
     running text not decided otherwise gets the nearest prose kind (prose_kinds). A page of a script (`bbs.cgi?
     no=22`) is of the kind its script's own page names (`bbs.cgi`, titled 掲示板)."""
-    sections_of: dict[str, set[str]] = {}
-    for p, (_, title, _) in pages.items():
-        sections_of.setdefault(title, set()).add(sections.get(p, ""))
-    # a <title> the pages of several sections share (the site's name, `ブログ` on every page) is not the page's
-    pages = {p: (st, title if len(sections_of[title]) < 2 else "", text) for p, (st, title, text) in pages.items()}
+    own = own_titles({p: title for p, (_, title, _) in pages.items()}, sections)
+    pages = {p: (st, own[p], text) for p, (st, _, text) in pages.items()}
     asked = [p for p, (st, title, _) in pages.items() if embedder is not None
              and needs_prose(st, title, sections.get(p, ""))]
     prose = dict(zip(asked, prose_kinds([pages[p][2] for p in asked], embedder), strict=True))
