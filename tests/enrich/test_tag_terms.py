@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from siterag.enrich.enrich import SiteStats, doc_summary, machine_fields, page_facts
+from siterag.enrich.enrich import machine_fields, page_facts
 from siterag.enrich.keywords import english_terms, japanese_terms, page_terms, recurring_parts
 from siterag.enrich.tagterms import general_zipf, generic_term, quoted_names
 from tests.conftest import SHARED_SITES
-
-
-def _stats(bodies: list[str]) -> SiteStats:
-    stats = SiteStats(len(bodies))
-    for body in bodies:
-        facts = page_facts(body)
-        summary = doc_summary(facts.terms, facts.sentences, facts.lines)
-        stats.df.update(summary.terms)
-        stats.sentence_df.update(summary.sentences)
-    return stats
-
+from tests.enrich.test_tags_summaries import _stats
 
 OTHERS = ["## 盆栽の手入れ\n\n盆栽の松は春に芽を摘みます。松の盆栽は水やりが大切です。\n",
           "## 熱帯魚の水槽\n\nグッピーの水槽は水温が大切です。グッピーは毎日餌をやります。\n",
