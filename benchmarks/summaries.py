@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         names = enrich.site_names([str(f.get("title") or "") for _, f, _ in docs])
         for rel, fields, body in rng.sample(docs, min(args.n, len(docs))):
             title = str(fields.get("title") or "")
-            machine = enrich.machine_fields(body, title, stats, facts[rel], names)
+            place = {k: str(fields.get(k) or "") for k in ("kind", "section", "category")}  # as enrich_site put them
+            machine = enrich.machine_fields(body, title, stats, facts[rel], names, place)
             print(f"=== {name}/{rel}  [{fields.get('path')}]  title: {title}")
             if before:
                 page = facts[rel]

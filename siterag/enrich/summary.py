@@ -178,7 +178,7 @@ def quotable(sentences: list[str]) -> list[int]:
 
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
                    quotes: list[int] | None = None, idf: Callable[[str], float] | None = None,
-                   title: str = "") -> str:
+                   title: str = "", chars: int = SUMMARY_CHARS) -> str:
     """2-3 of the page's sentences chosen for how central they are (central_picks: nearest the page's centroid of
     terms, its title's among them), in page order, ≤ SUMMARY_CHARS in all, each a substantive sentence ending in a
     stop (a line without one is a heading, a name, an affiliation). A sentence that points back (`そして`,
@@ -186,17 +186,18 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
     (the site's template, a banner) are never chosen. Japanese sentences are joined as they are, others with a
     space. A page without such sentences gets the start of its first long sentence (cut after a comma), else its
     one best line of text (a caption), else ''. `quotes`: quotable(sentences), when already known; `idf`: a
-    term's weight on this site (rarer: more telling), 1 for every term when not given."""
+    term's weight on this site (rarer: more telling), 1 for every term when not given; `chars`: the room
+    left (SUMMARY_CHARS less a frame's, framing.page_frame)."""
     quotes = quotable(sentences) if quotes is None else quotes
     pool = [i for i, (s, q) in enumerate(zip(sentences, quotes, strict=True))
             if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
     if pool:
-        picks = central_picks(sentences, pool, idf, title)
+        picks = central_picks(sentences, pool, idf, title, chars)
         if picks:
             return _join([sentences[i] for i in picks])
     lines = [s for s, q in zip(sentences, quotes, strict=True) if q and s not in common]
     lines = [s for s in lines if not leans_back(s, title)] or lines
-    return _clause(sentences, common) or _best_window([[s] for s in lines], tags)
+    return _clause(sentences, common, chars) or _best_window([[s] for s in lines], tags)
 
 
 LEAD_WEIGHT = 0.6  # added to the first sentence's centrality (half of it to the second, a third to the third...):
@@ -205,7 +206,7 @@ TITLE_WEIGHT = 2  # the title's terms count as often as this in the page's centr
 
 
 def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], float] | None = None,
-                  title: str = "") -> list[int]:
+                  title: str = "", chars: int = SUMMARY_CHARS) -> list[int]:
     """Indexes into `sentences` of the 2-3 most central of `pool` (in page order): the cosine of each sentence's
     term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
@@ -244,7 +245,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
             start = i - 1
             if start not in eligible or leans_back(sentences[start], title):
                 continue
-        if len(_join(sentences[start:i + 1])) > SUMMARY_CHARS:
+        if len(_join(sentences[start:i + 1])) > chars:
             continue
         chosen = set(range(start, i + 1))
         break
@@ -259,7 +260,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
             if k not in (saying if k == before else plain) or (k == before and leans_back(sentences[k], title)):
                 continue
             if any(_cosine(vectors[k], vectors[c], w) >= SAME_SAY for c in chosen) or \
-                    len(_join([sentences[c] for c in sorted(chosen | {k})])) > SUMMARY_CHARS:
+                    len(_join([sentences[c] for c in sorted(chosen | {k})])) > chars:
                 continue
             chosen.add(k)
             grown = True
@@ -364,12 +365,12 @@ def _best_window(windows: list[list[str]], tags: list[str]) -> str:
     return _join(chosen)
 
 
-def _clause(sentences: list[str], common: set[str]) -> str:
-    """The start of the first long prose sentence, cut after a comma (、，,) or space within SUMMARY_CHARS."""
+def _clause(sentences: list[str], common: set[str], chars: int = SUMMARY_CHARS) -> str:
+    """The start of the first long prose sentence, cut after a comma (、，,) or space within `chars`."""
     for sentence in sentences:
-        head = sentence[:SUMMARY_CHARS]
+        head = sentence[:chars]
         cut = max(head.rfind(mark) for mark in ("、", "，", ", ", " "))
-        if sentence in common or len(sentence) <= SUMMARY_CHARS or cut < 20:
+        if sentence in common or len(sentence) <= chars or cut < 20:
             continue
         head = head[:cut + 1].rstrip(" ,")
         if substantive(head):
@@ -536,10 +537,11 @@ def date_range(first: str, last: str, ja: bool) -> str:
     return f"{en_part(a, False)} – {en_part(b, True)}"
 
 
-def lines_summary(body: str) -> str:
+def lines_summary(body: str, ja: bool | None = None) -> str:
     """The last resort for a page with no sentence, list or entries to summarise (a line under image buttons,
     a single link): its own lines of text as they are, links and images reduced to their words, joined by ` / `
-    up to SUMMARY_CHARS; a page of pictures alone says how many (`画像 3枚`, `3 images`); else ''."""
+    up to SUMMARY_CHARS; a page of pictures alone says how many (`画像 3枚`, `3 images`: in the body's language,
+    or Japanese when `ja`); else ''."""
     lines, images = [], 0
     for raw in body.splitlines():
         images += len(_MD_IMAGE_ONLY_RE.findall(raw))
@@ -555,7 +557,7 @@ def lines_summary(body: str) -> str:
             out += " / " + line
         return _clip(out, SUMMARY_CHARS)
     if images:
-        return f"画像 {images}枚" if _is_ja(body) else f"{images} image{'s' * (images > 1)}"
+        return f"画像 {images}枚" if (_is_ja(body) if ja is None else ja) else f"{images} image{'s' * (images > 1)}"
     return ""
 
 

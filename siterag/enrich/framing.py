@@ -1,0 +1,181 @@
+"""What a page is, said before what it says: a frame composed from the page's own facts (its title, its kind in
+words, its section, its entry's date and heading) put before a summary that does not say it (a detail sentence,
+a caption, a count of pictures, nothing at all). Pure functions; every fact is the page's or its site's."""
+
+from __future__ import annotations
+
+import re
+
+from siterag.enrich.dates import ENTRY_HEADING_RE
+from siterag.enrich.summary import (
+    SUMMARY_CHARS,
+    choose_summary,
+    composed_summary,
+    date_range,
+    lines_summary,
+    sentence_terms,
+    squeezed,
+)
+
+# The kinds of siterag.enrich.kinds in words, (Japanese, English); `other` and `index` say nothing of a page.
+KIND_WORDS: dict[str, tuple[str, str]] = {
+    "diary": ("日記", "diary"), "essay": ("文章", "essay"), "review": ("レビュー", "review"),
+    "fiction": ("創作", "fiction"), "lyrics": ("詩・歌詞", "poetry or lyrics"), "report": ("レポート", "report"),
+    "photos": ("写真", "photos"), "news": ("お知らせ", "news"), "profile": ("プロフィール", "profile"),
+    "links": ("リンク集", "links"), "bbs": ("掲示板", "guestbook or BBS"), "manual": ("解説", "manual"),
+    "product": ("製品・商品", "product page"), "index": ("目次", "index page"),
+}
+TITLE_CHARS = 48  # a longer title is clipped in a frame
+TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
+_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_MARKS_RE = re.compile(r"[*_`#]")
+_HEADING_RE = re.compile(r"^#{1,3}[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+_TARGET_RE = re.compile(r"\]\([^)]*\)")
+_DATE_PREFIX_RE = re.compile(r"^\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)\s*")
+
+
+def is_japanese(text: str) -> bool:
+    """Whether a text is mostly Japanese (kana and kanji are a fifth of its letters or more), link targets and
+    pictures' file names aside."""
+    text = _TARGET_RE.sub("", text)
+    letters = sum(map(str.isalpha, text))
+    return letters > 0 and len(_JA_RE.findall(text)) * 5 >= letters
+
+
+def says_title(summary: str, title: str) -> bool:
+    """Whether `summary` already names the page's subject: TITLE_SHARE or more of its title's content terms
+    (summary.sentence_terms) are in it; a title without such terms (`7`, `1975`) is said by nothing."""
+    terms = set(sentence_terms(_DATE_PREFIX_RE.sub("", title)))
+    if not terms:
+        return False
+    have = set(sentence_terms(summary))
+    return len(terms & have) >= TITLE_SHARE * len(terms)
+
+
+def kind_words(kind: str, section: str, ja: bool, sure: bool = True, title: str = "") -> str:
+    """The page's kind and section in words (`日記・weblog`, `essay, Publications`): the kind only when `sure`
+    (not a default guess) and it says something, the section only when it is not the kind's own word nor the
+    page's `title`."""
+    word = KIND_WORDS.get(kind, ("", ""))[0 if ja else 1] if sure else ""
+    parts = [word] if word else []
+    if section and section.casefold() not in (kind.casefold(), word.casefold(), title.casefold()) \
+            and len(section) <= TITLE_CHARS:
+        parts.append(section)
+    return ("・" if ja else ", ").join(parts)
+
+
+def entry_note(body: str, ja: bool) -> str:
+    """A page of one dated entry: its date and its own heading when it has one under or in the date's
+    (`25 Jun 1975 — Anyone for tea?`); else ''."""
+    entries = list(ENTRY_HEADING_RE.finditer(body))
+    if len(entries) != 1:
+        return ""
+    when = date_range(entries[0]["date"], entries[0]["date"], ja)
+    after = body[entries[0].end():].lstrip("\n")
+    heading = re.match(r"#{1,6}[ \t]+(.+)", after)
+    topic = _MARKS_RE.sub("", heading.group(1)).strip() if heading and "{#" not in heading.group(1) else ""
+    return f"{when} — {topic}" if topic else when
+
+
+def own_heading(body: str, title: str) -> str:
+    """The page's first heading (levels 1-3) that says more than its title: letters in it, no entry's date
+    heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy -- chapter 4`)."""
+    key = squeezed(title).casefold()
+    for match in _HEADING_RE.finditer(body):
+        text = " ".join(_MARKS_RE.sub("", match.group(1)).split())
+        if "{#" in match.group(1) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
+            continue
+        if squeezed(text).casefold() in key or key in squeezed(text).casefold():
+            continue
+        return text if sentence_terms(text) else ""
+    return ""
+
+
+def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True) -> str:
+    """What the page is, from its facts: `「題名」（日記・weblog、2012年10月26日）`,
+    `1975 — My life and times (diary, 25 Jun 1975 — Anyone for tea?)` or, with its own first heading,
+    `chapter 4 — THE ISLES AFAR OFF (Publications)`; '' when there is no title."""
+    name = " ".join(title.split())
+    if not name:
+        return ""
+    heading = "" if entry_note(body, False) else own_heading(body, name)  # an entry's heading goes with its date
+    if len(name) > TITLE_CHARS:
+        name = name[:TITLE_CHARS - 1].rstrip() + "…"
+    elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
+        name = f"{name} — {heading}"
+    ja = is_japanese(name + body[:2000])
+    dated = _DATE_PREFIX_RE.match(name)  # `2013-01-11 モーリスのギター`: the title says the entry's date
+    notes = [x for x in (kind_words(kind, section, ja, sure, name), "" if dated else entry_note(body, ja)) if x]
+    if ja:
+        return (name if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")
+    return name + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def framed(summary: str, frame: str, ja: bool) -> str:
+    """`frame` before `summary` (`「題名」（日記）: 本文…`), or the frame alone (a page with nothing to quote),
+    within SUMMARY_CHARS: '' when a frame and the summary do not fit together."""
+    if not frame:
+        return summary
+    if not summary:
+        return frame + ("。" if ja else ".")
+    out = f"{frame}: {summary}"
+    return out if len(out) <= SUMMARY_CHARS else ""
+
+
+# A sentence that describes a picture beside it (`左はiPhoneの設定、右は…`, `Above: the new wheels`): a caption
+_CAPTION_RE = re.compile(r"^(?:[左右上下]の?(?:写真|画像|図)?(?:は|が|[：:])|(?:写真|画像|図)[はの]?[：:]|"
+                         r"(?:Left|Right|Above|Below|Top|Bottom|Pictured)\b[:,]?|\((?:left|right|above|below)\))")
+_TIME_LINE_RE = re.compile(r"^\[?(\d{1,2}:\d\d)(?::\d\d)?\]?$")
+CHAT_TIMES = 5  # at least this many lines that are a time alone, a quarter of the page's lines or more: a chat log
+
+
+def chat_summary(body: str, ja: bool) -> str:
+    """A chat log (a time on a line of its own, the speaker's name on the next, what was said after it): its
+    span of times, its messages and speakers (`チャットの記録 14:34–15:10、42発言（発言者: A / B）`); else ''."""
+    lines = [" ".join(re.sub(r"[*`]|\\(?=[_*])", "", x).split()).strip("\\ ") for x in body.splitlines()]
+    lines = [x for x in lines if x]
+    times = [(i, m.group(1)) for i, x in enumerate(lines) if (m := _TIME_LINE_RE.match(x))]
+    if len(times) < CHAT_TIMES or len(times) * 4 < len(lines):
+        return ""
+    speakers: dict[str, int] = {}
+    for i, _ in times:
+        if i + 1 < len(lines) and not _TIME_LINE_RE.match(lines[i + 1]) and len(lines[i + 1]) <= 30:
+            speakers[lines[i + 1]] = speakers.get(lines[i + 1], 0) + 1
+    if not speakers:
+        return ""
+    names = " / ".join(sorted(speakers, key=lambda k: -speakers[k])[:3])
+    span = f"{times[0][1]}–{times[-1][1]}"
+    if ja:
+        return f"チャットの記録 {span}、{len(times)}発言（発言者: {names}）"
+    return f"Chat log, {span}, {len(times)} messages (speakers: {names})"
+
+
+def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
+                 title: str, kind: str = "", section: str = "", sure: bool = True,
+                 topics: list[str] = ()) -> str:
+    """The page's summary: composed from its structure (summary.composed_summary) on a page of entries, lists,
+    verse or pictures; else its central sentences (choose_summary) or its lines (lines_summary), with the
+    page's frame (page_frame: title, kind, section, entry) before them when they do not name what the title
+    names (a detail sentence, a caption, a count), or the frame alone when the page's only text is its title."""
+    common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
+    lead = choose_summary(sentences, tags, common, quotes, title=title)
+    composed = composed_summary(body, title, lead, topics)
+    if composed:
+        return composed
+    ja = is_japanese(f"{title}{section}{body[:2000]}")
+    chat = chat_summary(body, ja)
+    if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
+        return framed(chat, page_frame(title, kind, section, body, sure), ja) or chat
+    summary = lead or lines_summary(body, ja)
+    if not lead and squeezed(summary).strip("・.。") == squeezed(title).strip("・.。"):
+        summary = ""  # the page's only line is its heading: what the page is says more
+    if summary and says_title(summary, title):
+        return summary
+    frame = page_frame(title, kind, section, body, sure)
+    if not frame:
+        return summary
+    if lead:
+        room = SUMMARY_CHARS - len(frame) - 2
+        shorter = choose_summary(sentences, tags, common, quotes, title=title, chars=room) if room > 40 else ""
+        return framed(shorter, frame, ja) or summary
+    return framed(summary, frame, ja) or summary

@@ -1,0 +1,95 @@
+"""Summaries that say what the page is (siterag.enrich.framing): the page's title, kind, section and entry put
+before a sentence that does not say it; never an empty summary; captions and chat lines not quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from siterag.enrich.framing import chat_summary, page_frame, page_summary, says_title
+from siterag.enrich.summary import SUMMARY_CHARS, page_sentences, quotable, summary_is_exact
+from tests.conftest import SHARED_SITES
+
+
+def _summary(body: str, title: str, kind: str = "", section: str = "", sure: bool = True) -> str:
+    sentences = page_sentences(body)
+    return page_summary(body, sentences, quotable(sentences), [], set(), title, kind, section, sure)
+
+
+CHAPTER = ("###### CHAPTER FOUR\n\n# THE ISLES AFAR OFF\n\n"
+           "WHAT happened to the ten lost tribes? The Jewish people of today acknowledge that their brethren of "
+           "Israel must be somewhere in existence. The tribes were carried away into Assyria in the ninth year of "
+           "Hoshea.\n\nThe Assyrian records name the cities where the tribes were settled by their captors.\n")
+
+
+def test_a_detail_sentence_comes_after_what_the_page_is():
+    """Judged partly: `The Prophet Hosea prophesied…` on a chapter, a mid-chapter line: the page's title, its own
+    heading and its section say what it is; the quoted sentences stay the body's own."""
+    summary = _summary(CHAPTER, "Britain in Prophecy -- chapter 4", "essay", "Publications", sure=False)
+    frame = "Britain in Prophecy -- chapter 4 — THE ISLES AFAR OFF (Publications): "
+    assert summary.startswith(frame), summary
+    assert summary_is_exact(summary[len(frame):], CHAPTER) and len(summary) <= SUMMARY_CHARS
+    assert "essay" not in summary  # a guessed kind is not said
+    sure = _summary(CHAPTER, "Britain in Prophecy -- chapter 4", "essay", "Publications")
+    assert sure.startswith("Britain in Prophecy -- chapter 4 — THE ISLES AFAR OFF (essay, Publications): "), sure
+
+
+def test_a_lead_that_names_the_pages_subject_is_left_as_it_is():
+    body = "宇治茶は京都府南部で作られるお茶です。宇治茶の歴史は鎌倉時代にさかのぼります。\n"
+    assert _summary(body, "宇治茶", "essay", "お茶") == body.strip()
+    assert says_title("宇治茶は京都府南部で作られるお茶です。", "宇治茶")
+    assert not says_title("The tribes were carried away.", "Britain in Prophecy")
+    assert not says_title("anything", "7")  # a title without words is said by nothing
+
+
+def test_a_page_whose_only_text_is_its_title_is_never_summarised_by_its_title_alone():
+    """Judged no: the heading alone (`ディスカスの水槽`), an empty summary on an applet's demo page."""
+    body = ("[![](top.gif)](../../index.htm)[![](008.gif)](../../mokuji.htm) **だんだんと雨が多く降ります・**\n\n"
+            "![](bird6.gif)\n")
+    summary = _summary(body, "だんだんと雨が多く降ります・", "other", "JAVA アプレット", sure=False)
+    assert summary == "「だんだんと雨が多く降ります・」（JAVA アプレット）。", summary
+    pictures = "7\n\n![](ga/tizu1.jpg)\n"
+    assert _summary(pictures, "所在地の地図", "photos", "所在地") == "「所在地の地図」（写真・所在地）: 画像 1枚"
+
+
+def test_a_one_entry_diary_page_says_its_date_and_the_entrys_heading():
+    body = ("# 1975\n\n### WEDNESDAY 25th JUNE {#1975-06-25}\n\n## Anyone for tea?\n\n"
+            "**10.16pm.** The heat-wave continues and there is no sign of a break in the weather. The knee injury "
+            "I suffered several weeks ago has been much aggravated of late.\n")
+    summary = _summary(body, "1975 — My life and times", "diary", "diary")
+    assert summary.startswith("1975 — My life and times (diary; 25 Jun 1975 — Anyone for tea?): The "), summary
+    assert page_frame("2013-01-11 モーリスのギター", "diary", "weblog", "## 2013-01-11 モーリス {#2013-01-11}\n") \
+        == "「2013-01-11 モーリスのギター」（日記・weblog）"  # the title says the date already
+
+
+def test_a_caption_beside_a_picture_is_not_quoted():
+    """Judged partly: a summary ending on `左はiPhone５のiCloudの設定、右は…`."""
+    body = ("iCloudのバックアップは容量が５ＧＢまで無料で使えます。写真のバックアップには向きません。\n\n![](a.jpg)\n\n"
+            "左はiPhone５のiCloudの設定、右はバックアップの画面です。\n")
+    summary = _summary(body, "iCloudのバックアップ")
+    assert "左は" not in summary and summary.startswith("iCloudのバックアップは"), summary
+
+
+def test_a_chat_log_says_who_speaks_and_when_not_a_line_glued_to_a_name():
+    """Judged no: `岡崎 光記ありがとうございます。` (a speaker's name joined to the reply under it)."""
+    turns = [("14:34:13", "システム", "田中 がセッションに参加しました！"),
+             ("14:34:28", "田中", "この度は、お問い合わせいただき、誠にありがとうございます。"),
+             ("14:35:00", "山本 光", "ノートパソコンのスペック詳細についてです。"),
+             ("14:35:23", "田中", "かしこまりました。"), ("14:36:02", "山本 光", "ありがとうございます。"),
+             ("14:40:10", "田中", "ほかにご質問はございますか。")]
+    body = "**チャットしてみた**\n\n" + "".join(f"{t}  \n{who}  \n{said}  \n" for t, who, said in turns)
+    chat = "チャットの記録 14:34–14:40、6発言（発言者: 田中 / 山本 光 / システム）"
+    assert chat_summary(body, True) == chat
+    assert _summary(body, "チャットしてみた", "diary", "weblog") == f"「チャットしてみた」（日記・weblog）: {chat}"
+    assert chat_summary(CHAPTER, False) == ""  # prose: no chat
+
+
+def test_a_real_photo_page_says_its_subject_before_its_caption_text():
+    page = SHARED_SITES / "nanatsumori" / "photogallery" / "photo00018467" / "real.htm"
+    if not page.is_file():
+        pytest.skip("../shared is absent")
+    from siterag.extract.extract import extract_page
+
+    body = extract_page(page.read_bytes().decode("utf-8"), "heuristic").markdown
+    summary = _summary(body, "スミレサイシン", "photos", "")
+    assert summary.startswith("「スミレサイシン」（写真）: "), summary
+    assert summary_is_exact(summary.split(": ", 1)[1], body) and len(summary) <= SUMMARY_CHARS
