@@ -95,6 +95,15 @@ def structure_categories(paths: list[str]) -> dict[str, str]:
     return out
 
 
+def normalized_html(layout: SiteLayout, path: str) -> str:
+    """The normalized HTML of the page at `path` ('' where it is gone): its players and scripts, which its Markdown
+    body does not keep, tell its kind (kinds.structure)."""
+    try:
+        return safe_path(layout.normalized, path).read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return ""
+
+
 def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str],
                   link_texts: list[str] | None = None, incoming: dict[str, Counter[str]] | None = None,
                   ) -> dict[str, str]:
@@ -532,7 +541,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
                  rel in touched or needs_machine_fields(fields) or fields.get("enrich_key") != code,
                  normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(_page_title(fields), body), _page_title(fields), structure(body))
+                 not stale_title(_page_title(fields), body), _page_title(fields),
+                 structure(body, normalized_html(layout, str(fields.get("path") or rel))))
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:

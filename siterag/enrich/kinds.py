@@ -64,6 +64,11 @@ KINDS: dict[str, Kind] = {
     "photos": Kind("写真・アルバム・ギャラリー", "Photo album or gallery",
                    ("写真", "アルバム", "ギャラリー", "フォト",
                     "photo", "photos", "pictures", "gallery", "album", "images")),
+    "media": Kind("動画・アニメーション・アプレット・スクリプトのデモ：プログラムやプレーヤーが中身のページ",
+                  "Media or demo: an animation, a Java applet, a script demo, a Flash movie, a video or audio player",
+                  ("アプレット", "フラッシュ", "アニメーション", "アニメ", "動画", "ムービー", "デモ",
+                   "applet", "applets", "flash", "animation", "animations", "movie", "movies", "video", "videos",
+                   "demo", "demos")),
     "news": Kind("お知らせ・更新履歴・ニュース", "News, announcements and site updates",
                  ("お知らせ", "更新履歴", "更新情報", "新着", "ニュース", "告知", "記事",
                   "news", "updates", "what's new", "whats new", "announcements")),
@@ -105,13 +110,34 @@ _EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"[。．！？!?.]\s*[」』）)]*$|[、,]$")
 UI_WORDS_RE = re.compile(r"ダイアログ|メニュー|ボタン|ウィンドウ|クリック|コマンド|オプション|"
-                         r"チェックボックス|インストール|ダウンロード|ショートカット|ドラッグ|\b(?:dialog|menu|button|window|click|command|option|"
-                         r"checkbox|install|download|shortcut|drag)s?\b", re.IGNORECASE)
+                         r"チェックボックス|インストール|ダウンロード|ショートカット|ドラッグ|"
+                         r"引数|戻り値|返り値|パラメータ|メソッド|プロパティ|"  # and a program's API, in a reference
+                         r"\b(?:dialog|menu|button|window|click|command|option|checkbox|install|download|shortcut|drag|"
+                         r"parameter|argument|return value|method|propert(?:y|ie))s?\b", re.IGNORECASE)
+# An offer: an amount of money (¥8,000, 5,000円, $20) and the words of one (料金, 申込, 承ります, order, fee)
+PRICE_RE = re.compile(r"[¥$€£]\s?\d[\d,.]*|\d[\d,]*\s?(?:円|yen\b|dollars?\b)|\b(?:us|usd)\s?\$?\s?\d", re.IGNORECASE)
+OFFER_RE = re.compile(r"料金|受講料|授業料|月謝|入会金|会費|価格|値段|定価|税込|税別|送料|見積|申込|申し込|注文|"
+                      r"販売|お譲り|承り|お受けします|ご依頼|"
+                      r"\b(?:price|prices|fee|fees|for sale|shipping)\b", re.IGNORECASE)
+OFFER_PRICES, OFFER_WORDS = 2, 3  # an offer names amounts at least this often, or its words this often and
+OFFER_DENSITY = 2  # this often per 1,000 characters
+# A page whose content is a program or a player: an applet, a Flash movie, a video (the file it plays)
+_PLAYER_RE = re.compile(r"<applet\b|<video\b|<(?:embed|object)\b[^>]*?(?:\.(?:swf|dcr|class|jar|avi|mpe?g|mov|wmv|"
+                        r"asf|rm|mp4|flv|webm)\b|shockwave|flash|d27cdb6e|video)", re.IGNORECASE | re.DOTALL)
+_MARQUEE_RE = re.compile(r"<marquee\b[^>]*>(.*?)(?:</marquee\s*>|$)", re.IGNORECASE | re.DOTALL)
+_TAG_RE = re.compile(r"<[^>]*>")
+MARQUEES = 3  # scrolling text this often is an animation, not one ticker
+# a script that animates or follows the mouse (not a menu's rollover images): a page's effect
+_ANIMATE_RE = re.compile(r"setTimeout|setInterval|requestAnimationFrame|mousemove|clientX|pageX", re.IGNORECASE)
+_SCRIPT_RE = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+SCRIPT_CHARS, SCRIPT_SHARE = 1500, 5  # a page that is its script: this much inline script, this times its text
+MEDIA_TEXT = 300  # a page with a player and less running text than this is the player's page
 _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECASE)
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
 _FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
 _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「」『』\[\]【】<>＜＞\"'“”]+")
-_HOME_RE = re.compile(r"^(?:index|default|home|top)\.[a-z]+$", re.IGNORECASE)  # the site's front page, at its top
+# the site's front page, at its top: `index.html`, `!home.html`, `m.index.html` (a mobile one), `top_page.htm`
+_HOME_RE = re.compile(r"^(?:[^/]*[^a-z/])?(?:index|default|home|top)(?:[^a-z/][^/]*)?\.[a-z]+$", re.IGNORECASE)
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
 
 
@@ -132,10 +158,26 @@ class Structure:
     prose: int = 0  # text lines of running text
     ui: int = 0  # words that name the parts of a program's interface (UI_WORDS_RE: ダイアログ, menu, click)
     chars: int = 0  # characters of the body, link targets aside
+    prices: int = 0  # amounts of money (PRICE_RE: ¥8,000, 5,000円)
+    offers: int = 0  # words of an offer (OFFER_RE: 料金, 申込, 承ります, order)
+    players: int = 0  # applets, Flash movies, videos in the page's HTML (_PLAYER_RE)
+    script: int = 0  # characters of inline script that animates (timers, the mouse) in the page's HTML
+    moving: int = 0  # characters of its text that scroll (MARQUEES or more <marquee>s): the animation's
 
 
-def structure(body: str) -> Structure:
-    """Count what `body` (a corpus Markdown body) is made of."""
+def program(html: str) -> tuple[int, int, int]:
+    """(players, characters of inline script that animates, characters of scrolling text) of a page's HTML:
+    what a page whose content is a program or a player is made of (an applet, a Flash movie, a video, MARQUEES or
+    more scrolling texts, a script's effect on a timer or the mouse); the Markdown body keeps none of it."""
+    marquees = _MARQUEE_RE.findall(html) if len(_MARQUEE_RE.findall(html)) >= MARQUEES else []
+    return (len(_PLAYER_RE.findall(html)) + len(marquees),
+            sum(len(m.group(1).strip()) for m in _SCRIPT_RE.finditer(html) if _ANIMATE_RE.search(m.group(1))),
+            sum(len("".join(_TAG_RE.sub("", text).split())) for text in marquees))
+
+
+def structure(body: str, html: str = "") -> Structure:
+    """Count what `body` (a corpus Markdown body) is made of; `html` (its normalized page, where there is one)
+    adds its players and scripts."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     internal = external = images = items = rows = headings = chars = verse = prose = 0
     for line in lines:
@@ -169,16 +211,32 @@ def structure(body: str) -> Structure:
             verse += 1
         elif len(text) > 30 or _SENTENCE_END_RE.search(text):
             prose += 1
-    text = _LINK_TARGET_RE.sub("]", body)
+    text = unicodedata.normalize("NFKC", _LINK_TARGET_RE.sub("]", body))
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
-                     len(UI_WORDS_RE.findall(text)), len(text))
+                     len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
+                     len(OFFER_RE.findall(text)), *program(html))
 
 
 def manual_like(st: Structure) -> bool:
     """Running text that keeps naming a program's interface (dialogs, menus, buttons, clicks, installs): at
     least UI_WORDS of them and UI_DENSITY per 1,000 characters."""
     return st.ui >= UI_WORDS and st.ui * 1000 >= UI_DENSITY * max(st.chars, 1)
+
+
+def media_like(st: Structure) -> bool:
+    """A page whose content is a program or a player: an applet, a Flash movie or a video with little text of its
+    own (less than MEDIA_TEXT), or inline script SCRIPT_SHARE times longer than all its text (a script's effect)."""
+    return st.players > 0 and st.text_chars - st.moving < MEDIA_TEXT \
+        or st.script >= SCRIPT_CHARS and st.script >= SCRIPT_SHARE * st.chars
+
+
+def offer_like(st: Structure) -> bool:
+    """Running text that offers something for money: amounts (OFFER_PRICES) with a word of an offer (料金, 申込),
+    or the words of an offer (承ります, ご依頼, 料金) at least OFFER_WORDS times and OFFER_DENSITY per 1,000 characters
+    (not a book that names a fee or two)."""
+    return st.prices >= OFFER_PRICES and st.offers >= 1 \
+        or st.offers >= OFFER_WORDS and st.offers * 1000 >= OFFER_DENSITY * st.chars
 
 
 def _verse_line(text: str) -> bool:
@@ -236,14 +294,20 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
     said = named_kind(title) or named_kind(section)
     if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
         return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
-    if found in ("index", "links", "photos", "diary"):
+    if found in ("index", "links", "diary"):
+        return found
+    if media_like(st):  # an applet, a Flash movie, a script's effect: whatever few images or words it shows
+        return "media"
+    if found == "photos":
         return found
     if said:
         return said
     if found:
         return found
-    if st.rows >= 3 and st.rows * 2 >= st.lines and not manual_like(st):  # mostly a table of data: a roster, a list
-        return "other"
+    if offer_like(st):  # a service, a course or a thing offered, with its prices
+        return "product"
+    if st.rows >= 3 and st.rows * 2 >= st.lines:  # mostly a table: a function reference, or data (a roster)
+        return "manual" if manual_like(st) else "other"
     if st.text_chars < PROSE_CHARS:
         return "other"
     return prose or ("manual" if manual_like(st) else "essay")
