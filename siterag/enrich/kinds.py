@@ -2,15 +2,19 @@
 
 The kind is decided, in this order, by:
 
-1. the page's structure, where structure says what a page is: mostly images (`photos`), dated entries (`diary`,
-   or the kind its title or section names when that is `news`, `report`, `bbs` or `photos`), mostly links to
-   other pages of the site (`index`), mostly links elsewhere (`links`), short lines of verse (`lyrics`);
+1. the page's structure, where structure says what a page is: dated entries (`diary`, or the kind its title or
+   section names when that is `news`, `report`, `bbs` or `photos`), mostly links to other pages of the site
+   (`index`), mostly links elsewhere (`links`); a program or a player as its content, read from its HTML (an
+   applet, a Flash movie, a video, scrolling text, a script's animation: `media`); mostly images (`photos`);
+   short lines of verse (`lyrics`);
 2. the words of the taxonomy (`KINDS[slug].names`: 日記, プロフィール, Links, ...) in the page's own title (not one
    the pages of several sections share), then in the name its site gives its section (siterag.enrich.sections:
    `日記` in a menu makes its pages diary pages); a script's pages (`bbs.cgi?no=2`) take its own page's kind;
-3. running text that keeps naming a program's interface (dialogs, menus, buttons: `manual_like`) is `manual`,
-   and so is all running text of a section (or of a site without sections) that mostly is; a page that is mostly
-   a table, or has little text, is `other`; other running text is `essay`.
+3. running text (or a table) that offers something for money (amounts with the words of an offer) is `product`;
+   a table that names a program's API, or running text that keeps naming a program's interface (dialogs, menus,
+   buttons: `manual_like`) is `manual`, and so is all running text of a section (or of a site without sections)
+   that mostly is; a page that is mostly a table, or has little text, is `other`; other running text is `essay`.
+   The site's front page (`index.html`, `m.index.html`, `!home.html` at its top) is `index` unless it is a diary.
 
 An embedder's zero-shot choice among the prose kinds (the cosine of the page's title and opening against each
 kind's bilingual description; `prose_kinds`) can replace step 3 (`site_kinds(..., embedder)`); on labelled pages

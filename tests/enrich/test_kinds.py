@@ -157,3 +157,87 @@ def test_the_category_is_the_kind_or_where_the_kind_is_a_default_the_sites_secti
     assert guessed("photos", two) and not guessed("photos", many) and not guessed("diary", prose)
     assert page_category("essay", "教室案内", guessed("essay", prose)) == "教室案内"
     assert page_category("photos", "旅の写真", guessed("photos", many)) == "photos"
+
+
+def test_a_page_whose_content_is_a_program_or_a_player_is_media():
+    """The Markdown body keeps no <applet>, <embed> or <script>: the page's HTML tells that its content is an
+    applet, a Flash movie, scrolling text or a script's animation (a mouse-pointer effect with a few images)."""
+    from siterag.enrich.kinds import media_like, program
+
+    few = "![](a.gif)\n\n![](b.gif)\n\n**ゆっくりとご覧下さい。**"
+    applet = '<applet code="snowFX.class" width="600"><param name="image1" value="001.gif"></applet>'
+    assert program(applet)[0] == 1 and page_kind_html(few, applet) == "media"
+    flash = ('<object classid="clsid:D27CDB6E-AE6D-11cf-96B8-444553540000"><param name="movie" value="m.swf">'
+             '<embed src="m.swf" type="application/x-shockwave-flash"></object>')
+    assert page_kind_html(few, flash) == "media"
+    effect = "<script>function move(e){x=e.clientX;}\nsetInterval(step, 50);" + "a[i]=b[i]+1;" * 200 + "</script>"
+    assert page_kind_html(few, effect) == "media"
+    rollover = "<script>function MM_swapImage(){" + "document.images[i].src=x;" * 100 + "}</script>"
+    assert program(rollover)[1] == 0  # a menu's rollover images: no timer, no mouse: not the page's content
+    assert page_kind_html(few, rollover) == "photos"
+    assert page_kind_html(PROSE_JA * 3, applet) == "essay"  # a player beside much text of its own: not its content
+    ticker = "".join(f"<marquee>{'＿―￣' * 30}</marquee>" for _ in range(12))
+    lines = "\n".join("＿―￣" * 30 for _ in range(12))
+    assert page_kind_html(lines, ticker) == "media"  # the scrolling text is the animation, not running text
+    assert not media_like(structure(lines, ticker[:len(ticker) // 6]))  # one or two tickers: not an animation
+    assert page_kind(few) == "photos"  # without its HTML
+
+
+def page_kind_html(body: str, html: str) -> str:
+    """The kind of a page from its Markdown body and its HTML."""
+    from siterag.enrich.kinds import decide
+
+    return decide(structure(body, html))
+
+
+def test_an_offer_with_prices_is_a_product_and_a_program_reference_table_a_manual():
+    offer = ("設置方法\n\n雨樋の途中に設置してタンクに水を入れます。\n\n"
+             "コック・液面計付き 1個￥8，000 2個で￥15，000\n\n"
+             "工事が必要なら見積もり致します。お早めに電話にてご連絡下さい。\n\n"
+             + PROSE_JA)
+    assert page_kind(offer) == "product"
+    service = ("初級、中級者向けパソコン質問・相談、プログラム開発を承ります。\n\n(1) マニュアル作成を承ります。\n\n"
+               "(2) 電話による質問・相談を承ります。ご依頼の方はメールで。\n\n" + PROSE_JA)
+    assert page_kind(service) == "product"
+    book = PROSE_JA * 40 + "\n\nThe fee was paid. " + "購入した本。" + "販売された。" + PROSE_JA * 40
+    assert page_kind(book) == "essay"  # a long text that names a fee or a sale once or twice
+    assert page_kind(PROSE_JA + "\n\n昼ごはんは800円だった。") == "essay"  # one amount, no offer
+    reference = "\n".join(["| cSTDクラス 関数 | [戻る](index.html) |", "|---|---|", *(
+        f"| ' ﾊﾟﾗﾒｰﾀ : 変数名, I/O, 型 | 戻り値, O, String{i} |" for i in range(8))])
+    assert page_kind(reference) == "manual"  # a program's API in a table (half-width ﾊﾟﾗﾒｰﾀ counts)
+
+
+def test_the_sites_front_page_by_its_file_name():
+    from siterag.enrich.kinds import _HOME_RE
+
+    assert all(_HOME_RE.match(p) for p in ("index.html", "m.index.html", "!home.html", "p01_index.html", "TOP.HTM"))
+    assert not any(_HOME_RE.match(p) for p in ("homework.html", "stop.html", "diary/index.html", "topics.htm"))
+    prose = {p: (structure(PROSE_JA), "", "") for p in ("!home.html", "essays/home.html")}
+    assert site_kinds(prose, {}) == {"!home.html": "index", "essays/home.html": "essay"}
+
+
+SHARED_HTML = [  # (site, path, kind): read on the original pages
+    ("hrtaj", "001sucript/newpage009.htm", "media"),  # a mouse-pointer script effect, a few images
+    ("hrtaj", "003appletto/001yuki/index.htm", "media"),  # a Java applet of falling snow
+    ("hrtaj", "mubi/index2.htm", "media"),  # a Flash movie
+    ("gyrobot", "camcad.htm", "media"),  # "Design Animation": a Flash movie
+    ("hrtaj", "usuityozou/usui.htm", "product"),  # a rain-water tank: how to set it up, parts with prices
+    ("leftyuncle", "integreq.html", "product"),  # PC support, manuals, programs offered (承ります)
+    ("leftyuncle", "software/cstd_method.html", "manual"),  # a class's functions: parameters, return values
+    ("gyrobot", "team/neilsolomon.htm", "other"),  # a short page with the site's rollover-menu scripts: no media
+]
+
+
+@pytest.mark.parametrize(("site", "path", "kind"), SHARED_HTML, ids=[f"{c[0]}:{c[1]}" for c in SHARED_HTML])
+def test_real_shared_pages_with_their_html(shared_sites, site, path, kind):
+    from siterag.enrich.dates import mark_entries
+    from siterag.extract.extract import extract_page
+    from siterag.normalize.encoding import detect_encoding
+
+    page = shared_sites / site / path
+    if not page.is_file():
+        pytest.skip(f"{site}/{path} is absent")
+    data = page.read_bytes()
+    html = data.decode(detect_encoding(data).encoding, errors="replace")
+    body = mark_entries(extract_page(html, "heuristic").markdown).markdown
+    assert page_kind_html(body, html) == kind, structure(body, html)
