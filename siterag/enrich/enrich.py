@@ -26,6 +26,7 @@ from siterag.codehash import code_hash
 from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
+from siterag.enrich.framing import page_summary
 from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
 from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, own_titles, site_kinds, structure
 from siterag.enrich.metadata import (
@@ -44,10 +45,10 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     SUMMARY_CHARS,  # noqa: F401
     _prose_lines,
     _speaker,
-    choose_summary,
-    composed_summary,
+    choose_summary,  # noqa: F401
+    composed_summary,  # noqa: F401
     dialogue_lines,
-    lines_summary,
+    lines_summary,  # noqa: F401
     page_sentences,
     quotable,
     substantive,  # noqa: F401
@@ -206,7 +207,7 @@ def doc_summary(terms: PageTerms, sentences: list[str], lines: list[str] = ()) -
 
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
-                   names: dict[str, list[str]] | None = None) -> dict:
+                   names: dict[str, list[str]] | None = None, place: dict | None = None) -> dict:
     """tags (≤ 8, each verbatim in the body) and summary of one page, against the site's document frequencies;
     `facts` are the page's (page_facts), when already known; `names`: the site's whole names (site_names: its
     titles and link texts). The tags are terms and whole names of the page's own text (not only in the lines the
@@ -228,8 +229,9 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject)
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
-    lead = choose_summary(facts.sentences, tags, common, facts.quotes, title=title)
-    summary = composed_summary(body, title, lead, tags[:TOPIC_TAGS]) or lead or lines_summary(body)
+    place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
+    summary = page_summary(body, facts.sentences, facts.quotes, tags, common, title, place.get("kind", ""),
+                           place.get("section", ""), place.get("category") == place.get("kind"), tags[:TOPIC_TAGS])
     return {"tags": tags, "summary": summary}
 
 
@@ -394,10 +396,10 @@ def _json(value: object) -> str:
 
 def _facts_key() -> str:
     """Facts (and the machine fields: enrich_key) are valid for this code of siterag.enrich.keywords,
-    siterag.enrich.kinds, siterag.enrich.summary and siterag.enrich.enrich."""
-    from siterag.enrich import keywords, kinds, summary, tagterms
+    siterag.enrich.kinds, siterag.enrich.summary (and framing) and siterag.enrich.enrich."""
+    from siterag.enrich import framing, keywords, kinds, summary, tagterms
 
-    return code_hash(keywords, kinds, summary, tagterms, sys.modules[__name__])
+    return code_hash(keywords, kinds, summary, framing, tagterms, sys.modules[__name__])
 
 
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:
@@ -591,7 +593,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 title = plain
             if not title and page_title == UNTITLED and incoming.get(doc.path):  # what the site's links call it
                 title = incoming[doc.path].most_common(1)[0][0]
-            machine = {**machine_fields(body, title or page_title, stats, facts, names),
+            machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path]),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)

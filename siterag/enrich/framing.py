@@ -8,6 +8,8 @@ import re
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
 from siterag.enrich.summary import (
+    ITEM_CHARS,
+    LIST_SHOWN,
     SUMMARY_CHARS,
     choose_summary,
     composed_summary,
@@ -15,6 +17,7 @@ from siterag.enrich.summary import (
     lines_summary,
     sentence_terms,
     squeezed,
+    summary_source,
 )
 
 # The kinds of siterag.enrich.kinds in words, (Japanese, English); `other` and `index` say nothing of a page.
@@ -24,6 +27,7 @@ KIND_WORDS: dict[str, tuple[str, str]] = {
     "photos": ("写真", "photos"), "news": ("お知らせ", "news"), "profile": ("プロフィール", "profile"),
     "links": ("リンク集", "links"), "bbs": ("掲示板", "guestbook or BBS"), "manual": ("解説", "manual"),
     "product": ("製品・商品", "product page"), "index": ("目次", "index page"),
+    "media": ("動画・アプレット等", "media or demo"),
 }
 TITLE_CHARS = 48  # a longer title is clipped in a frame
 TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
@@ -150,13 +154,59 @@ def chat_summary(body: str, ja: bool) -> str:
     return f"Chat log, {span}, {len(times)} messages (speakers: {names})"
 
 
+# A numbered line: `(1)「i.softbank.jp」の変更`, `1.プチ情報`, `４．大気の大循環`, `2) Winds`.
+_NUMBER_RE = re.compile(r"^[(（]?([\d０-９]{1,3})(?:[)）.．]|\s)\s*")
+CONTENTS_ITEMS = 4  # numbered lines in a row (blank lines between allowed), at least this many: a contents list
+CONTENTS_CHARS = 60  # a longer numbered line is a paragraph
+
+
+def contents_summary(body: str, ja: bool) -> str:
+    """A page that lists its own parts: CONTENTS_ITEMS or more short numbered lines in a row that link to pages
+    or whose numbers head the page's sections further down (a tips page's `(1)…(7)` above tip (1)…(7)): the
+    parts named (`7項目: (1)… / (2)… / (3)… ほか`, `7 items: …`); else ''."""
+    lines = [x.strip() for x in body.splitlines()]
+    run: list[tuple[int, str, bool]] = []
+    best: list[tuple[int, str, bool]] = []
+    for i, raw in enumerate(lines):
+        if not raw:
+            continue
+        text = " ".join(summary_source(raw).replace("\\", "").split()).strip("*_ ")
+        number = _NUMBER_RE.match(text)
+        if number and len(text) <= CONTENTS_CHARS and len(text) > number.end():
+            run.append((i, text, "](" in raw))
+            continue
+        if len(run) > len(best):
+            best = run
+        run = []
+    best = run if len(run) > len(best) else best
+    if len(best) < CONTENTS_ITEMS:
+        return ""
+    after = best[-1][0] + 1
+    heads = {_NUMBER_RE.match(x).group(1) for x in lines[after:] if _NUMBER_RE.match(x)}
+    linked = sum(link for _, _, link in best)
+    numbered = sum(_NUMBER_RE.match(t).group(1) in heads for _, t, _ in best)
+    if max(linked, numbered) * 2 < len(best):
+        return ""
+    items = [t if len(t) <= ITEM_CHARS else t[:ITEM_CHARS - 1].rstrip() + "…" for _, t, _ in best]
+    shown = " / ".join(items[:LIST_SHOWN])
+    if ja:
+        return f"{len(items)}項目: {shown}" + (" ほか" if len(items) > LIST_SHOWN else "")
+    return f"{len(items)} items: {shown}" + (" …" if len(items) > LIST_SHOWN else "")
+
+
+def _plain(text: str) -> str:
+    return squeezed(text).strip("・.。").casefold()
+
+
 def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
                  title: str, kind: str = "", section: str = "", sure: bool = True,
                  topics: list[str] = ()) -> str:
     """The page's summary: composed from its structure (summary.composed_summary) on a page of entries, lists,
-    verse or pictures; else its central sentences (choose_summary) or its lines (lines_summary), with the
-    page's frame (page_frame: title, kind, section, entry) before them when they do not name what the title
-    names (a detail sentence, a caption, a count), or the frame alone when the page's only text is its title."""
+    verse or pictures; a chat log's times and speakers (chat_summary); else its central sentences (choose_summary,
+    never a caption) or its lines (lines_summary; never the title alone). When they do not name what the title
+    names (a detail sentence, a count), the page's frame (page_frame: title, heading, kind, section, entry) comes
+    first, with its parts named instead (contents_summary) on a page that lists them, or alone when the page has
+    nothing else to say."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
     composed = composed_summary(body, title, lead, topics)
@@ -167,11 +217,16 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
         return framed(chat, page_frame(title, kind, section, body, sure), ja) or chat
     summary = lead or lines_summary(body, ja)
-    if not lead and squeezed(summary).strip("・.。") == squeezed(title).strip("・.。"):
-        summary = ""  # the page's only line is its heading: what the page is says more
+    if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
+        lead, summary = "", lines_summary(body, ja)
+        summary = summary[len(summary.split(" / ", 1)[0]) + 3:] if _plain(summary.split(" / ", 1)[0]) == \
+            _plain(title) else summary
     if summary and says_title(summary, title):
         return summary
     frame = page_frame(title, kind, section, body, sure)
+    contents = contents_summary(body, ja)
+    if contents:  # a tips page, a contents page: its parts named, not its first part quoted
+        return framed(contents, frame, ja) or contents
     if not frame:
         return summary
     if lead:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from siterag.enrich.framing import chat_summary, page_frame, page_summary, says_title
+from siterag.enrich.framing import chat_summary, contents_summary, page_frame, page_summary, says_title
 from siterag.enrich.summary import SUMMARY_CHARS, page_sentences, quotable, summary_is_exact
 from tests.conftest import SHARED_SITES
 
@@ -93,3 +93,16 @@ def test_a_real_photo_page_says_its_subject_before_its_caption_text():
     summary = _summary(body, "スミレサイシン", "photos", "")
     assert summary.startswith("「スミレサイシン」（写真）: "), summary
     assert summary_is_exact(summary.split(": ", 1)[1], body) and len(summary) <= SUMMARY_CHARS
+
+
+def test_a_tips_page_names_its_tips_instead_of_quoting_the_first():
+    """Judged partly: a tips/FAQ page summarised by tip 1 of 7; its own numbered list of the tips names them."""
+    tips = ["(1)メールアドレスの変更", "(2)メールサーバーの情報", "(3)iCloudってどーよ？", "(4)iCloudのプライバシー",
+            "(5)プッシュ機能とアプリの振る舞い"]
+    body = "iPhone5 TIPS(1)\n\n" + "  \n".join(tips) + "\n\n" + "".join(
+        f"({n})  \nこれは{n}番目のヒントの本文で、設定の手順を説明しています。  \n\n" for n in range(1, 6))
+    summary = _summary(body, "iPhone5 TIPS(1)", "manual", "TIPS")
+    assert summary == "「iPhone5 TIPS(1)」（解説・TIPS）: 5項目: (1)メールアドレスの変更 / (2)メールサーバーの情報 / " \
+                      "(3)iCloudってどーよ？ ほか", summary
+    steps = "手順は次のとおりです。\n\n" + "\n".join(f"{n}. 手順{n}を行う" for n in range(1, 6)) + "\n\n以上です。\n"
+    assert contents_summary(steps, True) == ""  # numbered steps that head nothing and link nowhere: no contents
