@@ -34,6 +34,8 @@ from siterag.enrich.metadata import (
     UNTITLED,
     banner_affixes,
     content_hash,
+    is_home,
+    linked_name,
     opening_lines,
     own_title,
     plain_titles,
@@ -396,10 +398,11 @@ def _json(value: object) -> str:
 
 def _facts_key() -> str:
     """Facts (and the machine fields: enrich_key) are valid for this code of siterag.enrich.keywords,
-    siterag.enrich.kinds, siterag.enrich.summary (and framing) and siterag.enrich.enrich."""
-    from siterag.enrich import framing, keywords, kinds, summary, tagterms
+    siterag.enrich.kinds, siterag.enrich.summary (and framing), siterag.enrich.metadata (titles),
+    siterag.enrich.sections and siterag.enrich.enrich."""
+    from siterag.enrich import framing, keywords, kinds, metadata, sections, summary, tagterms
 
-    return code_hash(keywords, kinds, summary, framing, tagterms, sys.modules[__name__])
+    return code_hash(keywords, kinds, summary, framing, tagterms, metadata, sections, sys.modules[__name__])
 
 
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:
@@ -560,6 +563,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     link_texts: list[str] = []
     incoming: dict[str, Counter[str]] = {}
     sections = site_sections(layout, docs, banner, shared_titles, link_texts, incoming)
+    label_spread = Counter(label for found in incoming.values() for label in found)  # pages a label leads to
     kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
     placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
@@ -591,8 +595,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
             if not title and (plain := unbannered.get(page_title, page_title)) != page_title:
                 title = plain
-            if not title and page_title == UNTITLED and incoming.get(doc.path):  # what the site's links call it
-                title = incoming[doc.path].most_common(1)[0][0]
+            if not title and (page_title == UNTITLED or doc.title in shared_titles and not is_home(doc.path)):
+                # what the site's links call it (not the home page: a site's name is its home page's title)
+                title = linked_name(incoming.get(doc.path), label_spread)
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path]),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title

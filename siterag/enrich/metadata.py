@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 
 from siterag.codehash import code_hash
-from siterag.enrich.dates import ANCHOR_RE, date_from_name, parse_date_line
+from siterag.enrich.dates import ANCHOR_RE, ENTRY_HEADING_RE, date_from_name, parse_date_line
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -51,7 +52,7 @@ def content_hash(data: bytes | str) -> str:
 def fallback_metadata(title: str, markdown: str) -> dict:
     """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
-    first_heading = next((_plain(line) for line in markdown.splitlines() if line.startswith("#")), "")
+    first_heading = next((_title_text(line) for line in markdown.splitlines() if line.startswith("#")), "")
     named = next((t for t in (title, first_heading, first_line(markdown)) if _names_something(t)), UNTITLED)
     return {"title": named[:120], "category": "", "tags": [], "summary": ""}
 
@@ -74,7 +75,8 @@ TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 def first_line(markdown: str) -> str:
     """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
     `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one; else ''."""
-    lines = [line for line in opening_lines(markdown, 3) if _names_something(line)][:1]
+    lines = [_title_text(line) for line in _raw_opening(markdown, 3)]
+    lines = [line for line in lines if _names_something(line)][:1]
     return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS and not _SENTENCE_END_RE.search(lines[0]) else ""
 
 
@@ -83,7 +85,7 @@ _SENTENCE_END_RE = re.compile(r"[。．！？!?]$|(?<=[a-z])\.$")  # a line that
 
 def opening_lines(markdown: str, count: int = 3) -> list[str]:
     """The first `count` lines of text of a page, without Markdown marks."""
-    return [text for text, _, _ in _opening(markdown, count)]
+    return [text for text, *_ in _opening(markdown, count)]
 
 
 def _plain(line: str) -> str:
@@ -93,26 +95,43 @@ def _plain(line: str) -> str:
 
 
 
+def _title_text(line: str) -> str:
+    """A title line's text; of a table row, without its cells that hold only a link (a button beside the
+    heading: `| cSTDクラス 関数 | [戻る](cws_index.html) |` is titled `cSTDクラス 関数`)."""
+    if line.lstrip().startswith("|"):
+        cells = [cell for cell in line.strip().strip("|").split("|") if _plain(cell)]
+        kept = [cell for cell in cells if normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell)))]
+        if kept and len(kept) < len(cells):
+            return _plain(" ".join(kept))
+    return _plain(line)
+
+
+def _raw_opening(markdown: str, count: int) -> list[str]:
+    """The first `count` lines of a page that hold text, as written (Markdown marks kept)."""
+    return [line for line in markdown.splitlines() if _plain(line)][:count]
+
+
 def _date_only(line: str) -> bool:
     """A line that is a date and little else (`October 18, 2001`, `2002.8.2(金)`), which names no page."""
     found = parse_date_line(line)
     return bool(found) and len(normalise(found.rest)) < 2
 
 
-def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool]]:
-    """(text, whether the next line of text continues its paragraph, whether it is links only) of the first
-    `count` lines of text."""
-    found: list[tuple[str, bool, bool]] = []
+def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool, bool]]:
+    """(text, whether the next line of text continues its paragraph, whether it is links only, whether it is a
+    heading) of the first `count` lines of text."""
+    found: list[tuple[str, bool, bool, bool]] = []
     for line in markdown.splitlines():
         if not line.strip() and found:
-            found[-1] = (found[-1][0], False, found[-1][2])
+            found[-1] = (found[-1][0], False, *found[-1][2:])
         text = _plain(line)
         if text:
             if len(found) == count:
                 break
-            found.append((text, True, not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line)))))
+            found.append((text, True, not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))),
+                          line.startswith("#")))
     if found:
-        found[-1] = (found[-1][0], found[-1][1] and len(found) == count, found[-1][2])
+        found[-1] = (found[-1][0], found[-1][1] and len(found) == count, *found[-1][2:])
     return found
 
 
@@ -130,21 +149,53 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
     Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two pages hold, one of which bears it
     out); '' when the title stays."""
     key = normalise(title)
-    if not key or _HOME_RE.match(path) or not (
+    if not key or is_home(path) or not (
             key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
         return ""
     lines = _opening(markdown, 8)
-    if any(key == normalise(text) and key not in shared_lines for text, _, _ in lines[:3]):
+    if len(ENTRY_HEADING_RE.findall(markdown)) > 1:  # on a page of entries, the first entry's heading is no title
+        lines = [(text, more, links, False) for text, more, links, _ in lines]
+    if any(key == normalise(text) and key not in shared_lines for text, *_ in lines[:3]):
         return ""  # the page itself opens with its title (a banner many pages open with does not count)
-    for n, (line, _, _) in enumerate(lines[:3]):
+    for n, (line, *_) in enumerate(lines[:3]):
         # a heading broken by <br>: Japanese lines of one paragraph that end in no stop, each short
         while (lines[n][1] and n + 1 < len(lines) and _CJK_END_RE.search(line) and _CJK_START_RE.match(lines[n + 1][0])
                and len(line) + len(lines[n + 1][0]) <= TITLE_BREAK_CHARS and "。" not in lines[n + 1][0]):
             n += 1
             line += lines[n][0]
-        if (normalise(line) and normalise(line) not in shared_lines and not _date_only(line)
-                and not _NO_TITLE_RE.search(line) and not lines[n][2]):
+        if lines[n][3]:  # a heading is a title even where it ends like a sentence, less an entry's date
+            line = _without_date(line)
+        if (_names_something(line) and normalise(line) not in shared_lines and not _date_only(line)
+                and not (_NO_TITLE_RE if not lines[n][3] else _NO_HEADING_RE).search(line) and not lines[n][2]):
             return line if len(line) <= TITLE_LINE_CHARS else ""
+    return ""
+
+
+def _without_date(line: str) -> str:
+    """A heading without the date it opens with (`2013-10-26 WordPress でブログやってます。`), where a name is left."""
+    found = parse_date_line(line)
+    if not found or not _names_something(found.rest):
+        return line
+    rest = line[len(line) - len(found.rest):]  # as written: the parser's `rest` is width-folded
+    same = unicodedata.normalize("NFKC", rest).strip() == unicodedata.normalize("NFKC", found.rest).strip()
+    return rest.strip() if same else found.rest.strip()
+
+
+def is_home(path: str) -> bool:
+    """The site's home page (`index.html`, `home-j.html`, `top.htm` at the top), titled by the site's name."""
+    return bool(_HOME_RE.match(path))
+
+
+NAV_LABEL_TARGETS = 3  # a link label leading to this many different pages is the site's navigation (`戻る`, `next`)
+
+
+def linked_name(labels: Counter[str] | None, spread: Counter[str]) -> str:
+    """What the site's links to a page call it, for a page whose <title> names none (no title, or one many
+    pages share): the label most links give it that names something, is no date and is not a navigation label
+    (`spread`: how many different pages each label leads to); '' when none does."""
+    for label, _ in (labels or Counter()).most_common():
+        if _names_something(label) and not _date_only(label) and spread[label] < NAV_LABEL_TARGETS:
+            return label
     return ""
 
 
@@ -193,10 +244,15 @@ def without_banner(title: str, prefixes: Collection[tuple[str, ...]], suffixes: 
                 rest[0] = rest[0].lstrip("".join(_TITLE_SEPARATORS))
                 rest[-1] = rest[-1].rstrip("".join(_TITLE_SEPARATORS))
             text = " ".join(rest)
-            if sum(map(str.isalpha, text)) >= 2 and not _date_only(text):
+            if sum(map(str.isalpha, text)) >= 2 and not _date_only(text) and not _PART_RE.match(text):
                 words = tuple(text.split())
                 break
     return " ".join(words) if words != _title_words(title) else title
+
+
+# What is left of a title that is only a part's number (`chapter 6`, `Part II`, `第6章`, `その2`) names no page
+# without the work it is part of: the affix (`Britain in Prophecy -- `) stays.
+_PART_RE = re.compile(r"^(?:[^\W\d]{1,12}\s*)?\d{1,3}(?:\s*[^\W\d]{1,2})?$|^[^\W\d]{1,12}\s+[IVXLC]{1,6}$")
 
 
 def plain_titles(titles: Iterable[str]) -> dict[str, str]:
@@ -216,6 +272,7 @@ def plain_titles(titles: Iterable[str]) -> dict[str, str]:
 # A line that is no title: an address, a sentence (`…いただきたいと思っています。`), one ending in a particle that
 # opens a sentence (`お問い合わせは`), a field (`Room: 2736, …`, `会場：…`).
 _NO_TITLE_RE = re.compile(r"@|://|[はをが、。]$|^(?:[A-Za-z][A-Za-z .]{0,12}|[^\s:：]{1,3})[:：]")
+_NO_HEADING_RE = re.compile(r"@|://")  # a heading is no title only where it is an address
 _TITLE_PARTS_RE = re.compile(r"[\s・「」『』()（）\-－―~～:：,、。!！?？/|]+")
 
 

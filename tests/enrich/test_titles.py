@@ -6,7 +6,7 @@ from siterag.enrich.metadata import plain_titles
 def test_a_banner_that_tells_two_parts_of_a_site_apart_stays():
     """Two books of one site title their chapters `Hosea -- chapter 1`, `Britain in Prophecy -- chapter 1`: with
     the book's name cut, both would be `chapter 1`; the names stay where the rest is shared, and go where the
-    rest is the page's alone (`Hosea -- introduction` is `introduction`)."""
+    rest is the page's alone (`Hosea -- introduction` is `introduction`) and names something without the book."""
     titles = [f"{book} -- {part}" for book in ("Hosea", "Britain in Prophecy")
               for part in ("chapter 1", "chapter 2", "contents & publication details")]
     titles += ["Hosea -- introduction", "Britain in Prophecy -- appendix 1"]
@@ -15,7 +15,7 @@ def test_a_banner_that_tells_two_parts_of_a_site_apart_stays():
     assert plain["Britain in Prophecy -- contents & publication details"] == \
         "Britain in Prophecy -- contents & publication details"
     assert plain["Hosea -- introduction"] == "introduction"
-    assert plain["Britain in Prophecy -- appendix 1"] == "appendix 1"
+    assert plain["Britain in Prophecy -- appendix 1"] == "Britain in Prophecy -- appendix 1"  # a part's number
 
 
 def test_a_site_banner_on_distinct_pages_is_cut():
@@ -43,3 +43,48 @@ def test_a_page_without_a_title_is_named_by_the_sites_links_to_it(tmp_path):
     enrich_site(layout, site_config(), {"index.md", "about.md", "sozai.md"})
     fields, _ = read_doc(layout.corpus / "sozai.md")
     assert fields["title"] == "素材集"
+
+
+def test_a_part_number_keeps_the_name_of_the_work_it_belongs_to():
+    """Where only one book has a `chapter 8`, cutting its name would still leave `chapter 8`, which names no page;
+    a chapter the site holds once keeps its book's name; a title of its own (`introduction`) loses it."""
+    titles = [f"Hosea -- chapter {n}" for n in range(1, 9)] + ["Hosea -- introduction", "Hosea -- 第3章"]
+    titles += [f"Britain in Prophecy -- chapter {n}" for n in range(1, 4)]
+    plain = plain_titles(titles)
+    assert plain["Hosea -- chapter 8"] == "Hosea -- chapter 8"
+    assert plain["Hosea -- 第3章"] == "Hosea -- 第3章"
+    assert plain["Hosea -- introduction"] == "introduction"
+
+
+def test_a_button_beside_a_heading_in_a_table_row_is_no_part_of_the_title():
+    from siterag.enrich.metadata import fallback_metadata
+
+    row = "|  |  | cSTDクラス 関数 |  | [戻る](cws_index.html) |  |\n|---|---|---|---|---|---|\n|  | Public Function X |"
+    assert fallback_metadata("", row)["title"] == "cSTDクラス 関数"
+    # a link that is part of the title's words stays
+    assert fallback_metadata("", "**[生きものがたり目次](a.htm)(投稿日順)**\n\n本文。")["title"] == "生きものがたり目次(投稿日順)"
+
+
+def test_a_single_entrys_heading_names_a_page_whose_title_is_shared():
+    """A blog's post under the blog's shared <title> (`ブログ`) is titled by its heading, less the entry's date,
+    even where the heading ends like a sentence; on a page of several entries the first entry's is no title."""
+    from siterag.enrich.metadata import own_title
+
+    post = "## 2013-10-26 WordPress でブログやってます。 {#2013-10-26}\n\n最近、忙しくて。\n"
+    assert own_title("ブログ", post, {"ブログ"}, set()) == "WordPress でブログやってます。"
+    wide = "## 2012-11-03 pdｆの楽譜からSMFを生成する「スコアメーカー７」 {#2012-11-03}\n\n本文です。\n"
+    assert own_title("ブログ", wide, {"ブログ"}, set()) == "pdｆの楽譜からSMFを生成する「スコアメーカー７」"
+    diary = post + "\n## 2013-10-27 次の日です。 {#2013-10-27}\n\n本文。\n"
+    assert own_title("ブログ", diary, {"ブログ"}, set()) != "WordPress でブログやってます。"
+    assert own_title("untitled", "7\n\n![](ga/tizu1.jpg)\n", {"untitled"}, set()) == ""
+
+
+def test_the_sites_links_name_a_page_unless_the_label_is_navigation_or_a_date():
+    from collections import Counter
+
+    from siterag.enrich.metadata import linked_name
+
+    spread = Counter({"戻る": 12, "航空写真": 1, "2013-10-26": 1, "7": 1, "TIPS": 1})
+    assert linked_name(Counter({"戻る": 5, "航空写真": 1}), spread) == "航空写真"
+    assert linked_name(Counter({"7": 3, "2013-10-26": 2}), spread) == ""
+    assert linked_name(None, spread) == ""
