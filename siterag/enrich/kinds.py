@@ -130,18 +130,25 @@ _PLAYER_RE = re.compile(r"<applet\b|<video\b|<(?:embed|object)\b[^>]*?(?:\.(?:sw
                         r"asf|rm|mp4|flv|webm)\b|shockwave|flash|d27cdb6e|video)", re.IGNORECASE | re.DOTALL)
 _MARQUEE_RE = re.compile(r"<marquee\b[^>]*>(.*?)(?:</marquee\s*>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]*>")
+_FIELD_TAG_RE = re.compile(r"<(?:textarea|select)\b|"  # what a reader fills in: not hidden fields, not buttons
+                           r"<input\b(?![^>]*\btype\s*=\s*[\"']?(?:hidden|submit|reset|button|image)\b)", re.IGNORECASE)
 MARQUEES = 3  # scrolling text this often is an animation, not one ticker
 # a script that animates or follows the mouse (not a menu's rollover images): a page's effect
 _ANIMATE_RE = re.compile(r"setTimeout|setInterval|requestAnimationFrame|mousemove|clientX|pageX", re.IGNORECASE)
 _SCRIPT_RE = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 SCRIPT_CHARS, SCRIPT_SHARE = 1500, 5  # a page that is its script: this much inline script, this times its text
 MEDIA_TEXT = 300  # a page with a player and less running text than this is the player's page
+LONG_TEXT = 1000  # a table beside this much running text, most of the page, is in an essay
+FORM_TEXT = 600  # a form with less running text than this: the page is the form
+CODE_CHARS, CODE_SHARE = 30, 3  # a program's source: this many of { } ; $, this per cent of its characters
 _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECASE)
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
 _FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
 _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「」『』\[\]【】<>＜＞\"'“”]+")
-# the site's front page, at its top: `index.html`, `!home.html`, `m.index.html` (a mobile one), `top_page.htm`
-_HOME_RE = re.compile(r"^(?:[^/]*[^a-z/])?(?:index|default|home|top)(?:[^a-z/][^/]*)?\.[a-z]+$", re.IGNORECASE)
+# the site's front page, at its top (or a user's: `~name/`): `index.html`, `!home.html`, `m.index.html` (a mobile
+# one), `top_page.htm`
+_HOME_RE = re.compile(r"^(?:~[^/]+/)?(?:[^/]*[^a-z/])?(?:index|default|home|top)(?:[^a-z/][^/]*)?\.[a-z]+$",
+                      re.IGNORECASE)
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
 
 
@@ -167,16 +174,19 @@ class Structure:
     players: int = 0  # applets, Flash movies, videos in the page's HTML (_PLAYER_RE)
     script: int = 0  # characters of inline script that animates (timers, the mouse) in the page's HTML
     moving: int = 0  # characters of its text that scroll (MARQUEES or more <marquee>s): the animation's
+    fields: int = 0  # the fields of its forms that a reader fills in (text, choices; not hidden ones or buttons)
+    code: int = 0  # characters that program source is full of and text is not: { } ; $
 
 
-def program(html: str) -> tuple[int, int, int]:
-    """(players, characters of inline script that animates, characters of scrolling text) of a page's HTML:
-    what a page whose content is a program or a player is made of (an applet, a Flash movie, a video, MARQUEES or
-    more scrolling texts, a script's effect on a timer or the mouse); the Markdown body keeps none of it."""
+def program(html: str) -> tuple[int, int, int, int]:
+    """(players, characters of inline script that animates, characters of scrolling text, form fields) of a
+    page's HTML, which its Markdown body keeps none of: what a page whose content is a program or a player is made
+    of (an applet, a Flash movie, a video, MARQUEES or more scrolling texts, a script's effect on a timer or the
+    mouse), and the fields of a form."""
     marquees = _MARQUEE_RE.findall(html) if len(_MARQUEE_RE.findall(html)) >= MARQUEES else []
     return (len(_PLAYER_RE.findall(html)) + len(marquees),
             sum(len(m.group(1).strip()) for m in _SCRIPT_RE.finditer(html) if _ANIMATE_RE.search(m.group(1))),
-            sum(len("".join(_TAG_RE.sub("", text).split())) for text in marquees))
+            sum(len("".join(_TAG_RE.sub("", text).split())) for text in marquees), len(_FIELD_TAG_RE.findall(html)))
 
 
 def structure(body: str, html: str = "") -> Structure:
@@ -216,10 +226,11 @@ def structure(body: str, html: str = "") -> Structure:
         elif len(text) > 30 or _SENTENCE_END_RE.search(text):
             prose += 1
     text = unicodedata.normalize("NFKC", _LINK_TARGET_RE.sub("]", body))
+    code = sum(body.count(ch) for ch in "{};$")
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
-                     len(OFFER_RE.findall(text)), *program(html))
+                     len(OFFER_RE.findall(text)), *program(html), code)
 
 
 def manual_like(st: Structure) -> bool:
@@ -298,6 +309,8 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
     said = named_kind(title) or named_kind(section)
     if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
         return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
+    if found in ("links", "photos") and st.entries and said == "diary":
+        return said  # a blog's entry that is mostly links to videos, or pictures: an entry all the same
     if found in ("index", "links", "diary"):
         return found
     if media_like(st):  # an applet, a Flash movie, a script's effect: whatever few images or words it shows
@@ -310,10 +323,12 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
         return found
     if offer_like(st):  # a service, a course or a thing offered, with its prices
         return "product"
-    if st.rows >= 3 and st.rows * 2 >= st.lines:  # mostly a table: a function reference, or data (a roster)
-        return "manual" if manual_like(st) else "other"
-    if st.text_chars < PROSE_CHARS:
+    if st.rows >= 3 and st.rows * 2 >= st.lines and not (st.text_chars >= LONG_TEXT and st.text_chars * 2 >= st.chars):
+        return "manual" if manual_like(st) else "other"  # mostly a table: a function reference, or data (a roster)
+    if st.fields and st.text_chars < FORM_TEXT:  # a form to fill in: a search, a contact, a registration
         return "other"
+    if st.text_chars < PROSE_CHARS or st.code >= CODE_CHARS and st.code * 100 >= CODE_SHARE * st.chars:
+        return "other"  # little text, or a program's source (a script served as it is)
     return prose or ("manual" if manual_like(st) else "essay")
 
 

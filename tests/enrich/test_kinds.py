@@ -241,3 +241,24 @@ def test_real_shared_pages_with_their_html(shared_sites, site, path, kind):
     html = data.decode(detect_encoding(data).encoding, errors="replace")
     body = mark_entries(extract_page(html, "heuristic").markdown).markdown
     assert page_kind_html(body, html) == kind, structure(body, html)
+
+
+def test_forms_program_sources_blog_entries_and_tables_in_essays():
+    """A form with little text is the form (a search, a download's registration); a script's source served as it
+    is (Perl: `$`, `;`, braces) is no essay; a blog's entry stays an entry when it is mostly links to videos; an
+    essay's chronology table does not make the essay a table."""
+    search = "# SEARCH\n\nType a word and press Find to search the diary. Results show the year and the entry."
+    form = '<form><input type="hidden" name="id" value="1"><input type="text" name="q"><input type="submit"></form>'
+    assert page_kind_html(search + "\n\n" + PROSE_JA, form) == "other"
+    assert page_kind_html(search + "\n\n" + PROSE_JA, form.replace('type="text" ', 'type="hidden" ')) == "essay"
+    assert page_kind_html(PROSE_JA * 4, form) == "essay"  # a search box beside an essay
+    perl = "\n".join(f"my $x{i} = $q->param('f{i}'); if ($x{i}) {{ $out .= \"<p>$x{i}</p>\"; }}" for i in range(12))
+    assert page_kind(perl) == "other"
+    entry = "## 2013-04-17 やっぱり凄かった {#2013-04-17}\n\n" + PROSE_JA + "\n\n" + "\n".join(
+        f"[演奏{i}](http://www.youtube.com/watch?v={i})" for i in range(10))
+    assert page_kind(entry) == "links" and page_kind(entry, section="weblog") == "diary"
+    chronology = "\n".join(["| 年 | 王 |", "|---|---|", *(f"| 7{i}0 BC | king {i} |" for i in range(9))])
+    essay = "\n\n".join(["Hosea prophesied to the northern House of Israel over a very long period. " * 4] * 4)
+    assert page_kind(essay + "\n\n" + chronology) == "essay" and page_kind("Kings.\n\n" + chronology) == "other"
+    pages = {p: (structure(PROSE_JA), "", "") for p in ("~patrick/index.html", "~patrick/cv/index.html")}
+    assert site_kinds(pages, {}) == {"~patrick/index.html": "index", "~patrick/cv/index.html": "essay"}
