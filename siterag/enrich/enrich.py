@@ -228,7 +228,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     scored = score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
-    tags = pick_tags(scored, body, own_text=own_text, subject=subject)
+    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from siterag.enrich.tagclass import MAX_CONFIDENT, RELATIVE_SCORE, in_subject, weak_in_text, weak_name, weak_term
 from siterag.enrich.tagterms import general_weight, generic_term
 
 MAX_TAGS = 8
@@ -489,12 +490,13 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
             continue
         place = 1.5 if key in folded_title else HEADING_BOOST if key in subject else 1.0
         score = (1 + math.log(tf)) * math.log(1 + docs / n) * place * general_weight(terms.surface[key])
-        by_key[key] = score
-        scored.append((terms.surface[key], score, terms.first[key]))
+        by_key[key] = score  # a weak term still scores the whole name it is part of
+        if not weak_term(terms.surface[key], tf, in_subject(terms.surface[key], subject)):
+            scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():
         key = term_key(name)
         best = max((by_key[p] for p in parts if p in by_key), default=0.0)
-        if best and key not in by_key and all(p in terms.counts for p in parts):
+        if best and key not in by_key and all(p in terms.counts for p in parts) and not weak_name(name):
             scored.append((name, best * NAME_BOOST, min(terms.first[p] for p in parts)))
     scored.sort(key=lambda s: (-s[1], s[2]))
     return [(s, sc) for s, sc, _ in scored]
@@ -504,20 +506,25 @@ def _width_fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_TAGS, own_text: str | None = None,
-              subject: list[str] = ()) -> list[str]:
+def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFIDENT, own_text: str | None = None,
+              subject: list[str] = (), subject_text: str = "") -> list[str]:
     """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
     ロボットコンテスト: the better scored stays). `own_text`: the body without the lines the site repeats on many
     pages (menus, notices): a term only found there is the site's, not the page's. `subject`: terms of the page's
     own title or headings that its text holds, best first: when no chosen tag holds one, the first is put first."""
     own = body if own_text is None else own_text
     tags: list[str] = []
-    for term, _ in scored:
-        if len(tags) >= limit:
+    floor = scored[0][1] * RELATIVE_SCORE if scored else 0.0
+    wholes = [s for s in subject if s in body and s in own]
+    for term, score in scored:
+        if len(tags) >= limit or score < floor:
             break
+        term = next((s for s in wholes if term in s), term)  # 変形 of the title's 変形ダイアログ: the whole
         folded = _width_fold(term)  # `LTE` and `ＬＴＥ` are one tag
         if term not in body or term not in own or any(folded in _width_fold(t) or _width_fold(t) in folded
                                                         for t in tags):
+            continue
+        if weak_in_text(term, own, in_subject(term, subject_text)):
             continue
         tags.append(term)
     subject = [t for t in subject if t in body and t in own]

@@ -122,4 +122,4 @@ def test_a_diary_of_date_headings_is_summarised_with_the_topics_under_them():
 def test_a_term_in_full_width_and_half_width_letters_is_one_tag():
     from siterag.enrich.keywords import pick_tags
 
-    assert pick_tags([("LTE", 3.0), ("ＬＴＥ", 2.0), ("回線", 1.0)], "LTE と ＬＴＥ の回線") == ["LTE", "回線"]
+    assert pick_tags([("LTE", 3.0), ("ＬＴＥ", 2.0), ("ドコモ", 1.0)], "LTE と ＬＴＥ のドコモ") == ["LTE", "ドコモ"]

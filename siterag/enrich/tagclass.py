@@ -1,0 +1,231 @@
+"""Which candidate terms are sure enough to be tags: a tag is a whole name, a compound or the page's repeated
+subject; a single common word, a code identifier, a fragment of a longer name or a word of a sentence is not.
+
+A term's class comes from the term alone (Sudachi's part of speech, English capitals, wordfreq's Zipf scale);
+whether it is a fragment from the text around each of its occurrences on the page.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from siterag.enrich.tagterms import general_zipf
+
+SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
+COMMON_PART_ZIPF = 3.5  # a compound all of whose nouns are this common (設置方法, 画面左) is generic when said once
+COMPOUND_TF = 2
+RARE_ZIPF = 3.0  # a katakana word rarer than this is a specific thing (セイタカアワダチソウ, マザーボード)
+VERY_COMMON_ZIPF = 5.0  # a single word this common (開発 5.2, project 5.3) is no tag anywhere
+EN_COMMON_ZIPF = 4.5  # a capitalised single word this common (Death, Photo, School) names nothing
+EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence starts is a word, not a name
+DOMINANT_TF = 6  # a single common noun said this often is the page's subject
+MAX_CONFIDENT = 6  # tags kept at most
+RELATIVE_SCORE = 0.3  # a tag scoring below this share of the page's best one is a guess
+
+_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_KANJI_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_KATAKANA_RE = re.compile(r"^[ァ-ヺー・]+$")
+_SENTENCE_PUNCT_RE = re.compile(r"[、。，．,;；!?！？()（）［］＜＞<>＋+＝=]")  # and brackets: a name with a note
+_IDENTIFIER_RE = re.compile(r"^[a-z]{2,}[A-Z]|^[a-z]+[A-Z][a-z]+[A-Z]|_|^[a-z]+\d|\d[a-z]{3,}$")
+_ORDINAL_RE = re.compile(r"\b\d+(?:st|nd|rd|th)s?\b|^\d+[A-Z]$", re.IGNORECASE)
+_POSSESSIVE_RE = re.compile(r"['’]s?$")
+_JOIN_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９ー･]")
+_DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
+_SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
+_TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
+
+
+def fold(term: str) -> str:
+    """Width- and case-folded: ﾊﾟﾗﾒｰﾀ = パラメータ, LTE = ＬＴＥ."""
+    return unicodedata.normalize("NFKC", term).casefold()
+
+
+@lru_cache(maxsize=65536)
+def ja_parts(term: str) -> tuple[tuple[str, bool], ...]:
+    """(noun, is proper) of a Japanese term as Sudachi reads it alone (mode C; width-folded first)."""
+    from siterag.enrich.keywords import _is_proper, _tokenizer
+
+    _, tokenizer = _tokenizer()
+    return tuple((m.surface(), _is_proper(m.part_of_speech_id()))
+                 for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
+
+
+def in_subject(term: str, subject: str) -> bool:
+    """Whether `term` is in `subject` (the page's title and headings, case-folded): an English term as whole words
+    (`str` is not in `Structure`), a Japanese one anywhere."""
+    key = term.casefold()
+    if not key.isascii():
+        return key in subject
+    return re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", subject) is not None
+
+
+def weak_term(term: str, tf: int, in_subject: bool) -> str:
+    """Why `term` (said `tf` times on the page) is no sure tag, or '' when it is one. `in_subject`: the term is in
+    the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times)."""
+    if _SENTENCE_PUNCT_RE.search(term.rstrip(".")):
+        return "sentence"
+    words = term.split()
+    if len(words) != len({w.casefold() for w in words}):
+        return "repeated"
+    if _ORDINAL_RE.search(term):
+        return "ordinal"
+    if _JA_RE.search(term):
+        return _weak_japanese(term, tf, in_subject)
+    if any(_IDENTIFIER_RE.search(w) for w in words):
+        return "identifier"
+    if len(words) > 1:
+        if sum(w[:1].isupper() for w in words) == 1 and words[0][:1].isupper() and not words[0].isupper():
+            return "sentence start"  # `Added interchangeable blades`: a sentence's first words, not a name
+        return "" if in_subject or any(w[:1].isupper() for w in words) or tf >= 3 else "phrase"
+    return _weak_english_word(term, tf, in_subject)
+
+
+def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
+    """Why `term` is no sure tag by how the page `text` writes it, or '': a fragment of a longer name (fragment);
+    a capitalised English word that the page also writes in lowercase, or only where a sentence starts (a word,
+    not a name: `Vindicated`, `Pictorial`)."""
+    if fragment(term, text):
+        return "fragment"
+    if _JA_RE.search(term) and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
+            and len(_join_neighbours(term, text)) < 2:
+        return "common word"  # 平面, コンクール: said a few times, never the head of the page's compounds
+    if in_subject or " " in term or not term[:1].isupper() or term.isupper() or not term.isascii():
+        return ""
+    if general_zipf(term) >= EN_WORD_ZIPF:
+        if re.search(rf"(?<![\w’']){re.escape(term.lower())}(?![\w’'])", text):
+            return "word said lowercase"
+        if _only_sentence_initial(term, text):
+            return "sentence start"
+    return ""
+
+
+def weak_name(name: str) -> str:
+    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence or a repeated word."""
+    if _SENTENCE_PUNCT_RE.search(name.rstrip(".")):
+        return "sentence"
+    words = name.split()
+    return "repeated" if len(words) != len({w.casefold() for w in words}) else ""
+
+
+def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
+    parts = ja_parts(term)
+    if any(proper for _, proper in parts) or not parts or "・" in term:
+        return ""  # a name: a proper noun, katakana words joined by ・
+    if len(parts) == 1 and general_zipf(term) >= VERY_COMMON_ZIPF:
+        return "common word"  # 開発, 情報, 写真: any page's word, even in its title
+    if in_subject:
+        return "common word" if len(parts) == 1 and tf < SUBJECT_TF and general_zipf(term) >= EN_COMMON_ZIPF else ""
+    if len(parts) == 1:
+        if tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF:
+            return ""
+        if _KATAKANA_RE.match(fold(term)) and general_zipf(term) < RARE_ZIPF:
+            return ""
+        return "common word"
+    zipfs = [general_zipf(p) for p, _ in parts]
+    if (len(parts) == 2 and tf < COMPOUND_TF + (min(zipfs) >= EN_COMMON_ZIPF) and min(zipfs) >= COMMON_PART_ZIPF
+            and _KANJI_RE.search(term)):  # (two loanwords make a thing's name: ジャイロセンサー, ロボットコンテスト)
+        return "common compound"
+    return ""
+
+
+def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
+    zipf = general_zipf(term)
+    if zipf >= VERY_COMMON_ZIPF and not term.isupper():
+        return "common word"
+    if in_subject:
+        return "common word" if tf < SUBJECT_TF and zipf >= EN_COMMON_ZIPF else ""
+    if _DOMAIN_RE.match(term):
+        return ""  # a domain name: ezweb.ne.jp
+    if term == term.lower():
+        return "lowercase word"  # tons, vestibule, fmflags: a word of a sentence or of code
+    if _POSSESSIVE_RE.search(term):
+        return "possessive"
+    if term.isupper():
+        return ""  # an acronym: CNC, LTE, MMS
+    return "common word" if zipf >= EN_COMMON_ZIPF else ""
+
+
+def _lone_common_noun(term: str) -> bool:
+    """A single common noun (one Sudachi word, no proper noun), not a rare katakana word."""
+    parts = ja_parts(term)
+    return (len(parts) == 1 and not parts[0][1] and "・" not in term
+            and not (_KATAKANA_RE.match(fold(term)) and general_zipf(term) < RARE_ZIPF))
+
+
+def _join_neighbours(term: str, text: str) -> set[str]:
+    """The kanji or katakana written right after or before `term` where it is part of a compound (スキー場,
+    スキー教室 -> 場, 教): the compounds the page builds on it."""
+    out = set()
+    for m in re.finditer(re.escape(term), text):
+        for ch in (text[m.end():m.end() + 1], text[max(0, m.start() - 1):m.start()]):
+            if ch and _JOIN_CHARS_RE.match(ch) and not ch.isascii():
+                out.add(ch)
+    return out
+
+
+def _only_sentence_initial(word: str, text: str) -> bool:
+    """Whether every occurrence of `word` begins a sentence or a line (where any word is capitalised)."""
+    seen = False
+    for m in re.finditer(rf"(?<![\w’']){re.escape(word)}(?![\w’'])", text):
+        seen = True
+        before = text[max(0, m.start() - 4):m.start()].rstrip(" *_\"“‘'(")
+        if before and not before.endswith(("\n", ".", "!", "?", ":", "|", "#", "-", "—")):
+            return False
+    return seen
+
+
+def fragment(term: str, text: str) -> bool:
+    """Whether on this page `term` is always part of the same longer sequence: the same letter, kanji or katakana
+    right before (or after) every occurrence (南浜 of 南浜田, 湖畔 of 湖畔の宿 twice), the same capitalised word
+    before or after (Tribes of Ten Tribes, Mary’s Church of St. Mary’s Church)."""
+    spots = [m.span() for m in re.finditer(re.escape(term), text)]
+    if not spots:
+        return False
+    if _JA_RE.search(term):
+        return _ja_fragment(term, text, spots)
+    return _en_fragment(text, spots)
+
+
+def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
+    for side in (0, 1):
+        near = {text[s - 1] if side == 0 and s > 0 else text[e] if side == 1 and e < len(text) else ""
+                for s, e in spots}
+        if len(near) == 1 and (only := near.pop()):
+            if _JOIN_CHARS_RE.match(only) and not only.isascii() and not (side == 1 and only in "中上下等用的後前内"):
+                return True
+            if only in "のノヶ" and len(spots) >= 2:  # 湖畔の宿 each time
+                nxt = {text[e + 1:e + 2] if side == 1 else text[max(0, s - 2):s - 1] for s, e in spots}
+                if len(nxt) == 1 and _JOIN_CHARS_RE.match(nxt.pop() or " "):
+                    return True
+    return False
+
+
+_EN_NEAR_RE = re.compile(r"[\w’'.-]+")
+
+
+def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
+    befores, afters = set(), set()
+    for s, e in spots:
+        if (s > 0 and (text[s - 1].isalnum() or text[s - 1] in "’'")) or (e < len(text) and text[e].isalnum()):
+            continue  # inside a longer word: not this term here (counted by the tokens, not by find)
+        head = text[max(0, s - 40):s]
+        prev = re.search(r"([\w’'.-]+) $", head)
+        tail = re.match(r" ([\w’'-]+)", text[e:e + 40])
+        befores.add(prev.group(1) if prev else "")
+        afters.add(tail.group(1) if tail else "")
+    for near, is_before in ((befores, True), (afters, False)):
+        if len(near) != 1:
+            continue
+        word = next(iter(near))
+        if not word or not word[:1].isupper() or word.lower() in _SMALL_WORDS:
+            continue
+        if is_before and _TITLE_ABBR_RE.match(word):
+            return True  # St. Mary’s Church
+        if len(spots) < 2 and general_zipf(word.rstrip(".")) >= EN_COMMON_ZIPF:
+            continue  # once, next to a common word (`Email`): no evidence of a longer name
+        if is_before and word.endswith(".") and not _TITLE_ABBR_RE.match(word):
+            continue  # a sentence ends there
+        return True
+    return False

@@ -1,0 +1,87 @@
+"""Issue 24, item 1: only sure tags. A single common word, a code identifier, a word of a sentence, a fragment of a
+longer name on the page and a title with a note are no tags; names, compounds and the page's subject are."""
+
+from __future__ import annotations
+
+import pytest
+
+from siterag.enrich.keywords import pick_tags
+from siterag.enrich.tagclass import fragment, in_subject, weak_in_text, weak_name, weak_term
+from tests.conftest import SHARED_SITES
+
+
+@pytest.mark.parametrize("term", ["関数", "文字列", "ﾊﾟﾗﾒｰﾀ", "楽曲", "配布", "開発"])
+def test_a_single_common_noun_said_once_is_no_tag(term):
+    assert weak_term(term, 1, False)
+
+
+@pytest.mark.parametrize("term", ["設置方法", "画面左", "開発状況", "補足説明"])
+def test_a_compound_of_two_common_words_said_once_is_no_tag(term):
+    assert weak_term(term, 1, False)
+    assert not weak_term(term, 1, True)  # the page's own heading: its subject
+
+
+@pytest.mark.parametrize("term", ["セイタカアワダチソウ", "久喜中学校", "斉藤先生", "スナイダー", "アンリ・ファーブル",
+                                  "ジャイロセンサー", "デジタルシティ研究センター", "バイオリージョナリズム"])
+def test_names_rare_things_and_long_compounds_are_tags(term):
+    assert not weak_term(term, 1, False), term
+
+
+@pytest.mark.parametrize("term", ["tons", "vestibule", "fmflags", "sFileName", "initialLocation", "Death", "Photo",
+                                  "Position 1st", "25ths", "Edwardum Edwardum", "Added interchangeable blades",
+                                  "EMOBILE、他、問題点と解決", "Renton’s", "project"])
+def test_english_words_identifiers_and_sentence_bits_are_no_tags(term):
+    assert weak_term(term, 1, False), term
+
+
+@pytest.mark.parametrize("term", ["Steve Wood", "Pembrokeshire", "iPhone", "EMOBILE", "ezweb.ne.jp", "Qosmio F20",
+                                  "Portswood Road", "CNC", "Countess of Wessex"])
+def test_english_names_are_tags(term):
+    assert not weak_term(term, 1, False), term
+
+
+def test_a_lowercase_word_of_the_title_stays_and_a_very_common_one_still_needs_saying():
+    assert not weak_term("prophecy", 2, in_subject("prophecy", "britain in prophecy"))
+    assert weak_term("project", 1, in_subject("project", "photo of this project"))
+    assert not in_subject("str", "structure of a font")  # whole words only
+
+
+def test_a_term_always_inside_the_same_longer_name_is_a_fragment():
+    assert fragment("Tribes", "The Ten Tribes went north. Later the Ten Tribes were lost.")
+    assert fragment("Mary’s Church", "We sang at St. Mary’s Church on Sunday.")
+    assert fragment("南浜", "住所は三重県四日市市南浜田町です。")
+    assert fragment("湖畔", "「湖畔の宿」を歌う。湖畔の宿はいい歌だ。")
+    assert not fragment("スキー", "スキー場に行き、スキー教室に出て、スキーをした。")
+    assert not fragment("Steve Wood", "Contact Steve Wood. Steve Wood builds robots.")
+
+
+def test_a_capitalised_word_only_at_sentence_starts_or_also_in_lowercase_is_a_word():
+    assert weak_in_text("Vindicated", "Vindicated at last, he went home.\n")
+    assert weak_in_text("Troupe", "Troupe of dancers came. The troupe left.")
+    assert not weak_in_text("Frome", "We drove to Frome in the rain, and from Frome to Bath.")
+
+
+def test_a_lone_common_noun_needs_to_head_compounds_or_be_said_often():
+    assert weak_in_text("平面", "平面に置く。平面を回す。平面のまま。")
+    assert not weak_in_text("スキー", "スキー場に行き、スキー教室に出て、スキーをした。")
+
+
+def test_a_quoted_title_with_a_note_or_a_sentence_is_no_name():
+    assert weak_name("中学生のドラマ７(晩成書房2006年)")
+    assert weak_name("EMOBILE、他、問題点と解決")
+    assert not weak_name("エンジェル/ダスト")
+
+
+def test_at_most_six_tags_and_none_far_below_the_best():
+    scored = [(f"名前{c}", 10.0) for c in "アイウエオカキク"] + [("ドコモ", 1.0)]
+    body = " ".join(t for t, _ in scored)
+    tags = pick_tags(scored, body)
+    assert len(tags) == 6 and "ドコモ" not in tags
+
+
+def test_real_page_tags_are_sure_ones():
+    """A held-out diary (brianwilliams 1937): the old tags were `wardrobe, luller, wick, behind, talking`."""
+    page = SHARED_SITES / "brianwilliams"
+    if not page.exists():
+        pytest.skip("../shared is absent")
+    assert all(weak_term(w, 1, False) for w in ["wardrobe", "luller", "wick", "behind", "talking"])
