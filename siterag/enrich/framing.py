@@ -34,6 +34,8 @@ TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms 
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _MARKS_RE = re.compile(r"[*_`#]")
 _HEADING_RE = re.compile(r"^#{1,3}[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+PARAGRAPH_LETTERS = 20  # a line with this many letters (not a heading) is the page's text begun
 _TARGET_RE = re.compile(r"\]\([^)]*\)")
 _DATE_PREFIX_RE = re.compile(r"^\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)\s*")
 
@@ -68,9 +70,9 @@ def kind_words(kind: str, section: str, ja: bool, sure: bool = True, title: str 
     return ("・" if ja else ", ").join(parts)
 
 
-def entry_note(body: str, ja: bool) -> str:
+def entry_note(body: str, ja: bool, title: str = "") -> str:
     """A page of one dated entry: its date and its own heading when it has one under or in the date's
-    (`25 Jun 1975 — Anyone for tea?`); else ''."""
+    (`25 Jun 1975 — Anyone for tea?`; not when the `title` says it already); else ''."""
     entries = list(ENTRY_HEADING_RE.finditer(body))
     if len(entries) != 1:
         return ""
@@ -78,14 +80,20 @@ def entry_note(body: str, ja: bool) -> str:
     after = body[entries[0].end():].lstrip("\n")
     heading = re.match(r"#{1,6}[ \t]+(.+)", after)
     topic = _MARKS_RE.sub("", heading.group(1)).strip() if heading and "{#" not in heading.group(1) else ""
-    return f"{when} — {topic}" if topic else when
+    return f"{when} — {topic}" if topic and squeezed(topic) not in squeezed(title) else when
 
 
 def own_heading(body: str, title: str) -> str:
-    """The page's first heading (levels 1-3) that says more than its title: letters in it, no entry's date
-    heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy -- chapter 4`)."""
+    """The page's first heading (levels 1-3) above its first paragraph that says more than its title: letters in
+    it, no entry's date heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy
+    -- chapter 4`); a heading further down heads a part of the page, not the page."""
     key = squeezed(title).casefold()
-    for match in _HEADING_RE.finditer(body):
+    for line in body.splitlines():
+        match = _HEADING_RE.match(line.strip())
+        if not match:
+            if sum(map(str.isalpha, summary_source(_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
+                return ""  # the page's text has begun
+            continue
         text = " ".join(_MARKS_RE.sub("", match.group(1)).split())
         if "{#" in match.group(1) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
@@ -95,7 +103,8 @@ def own_heading(body: str, title: str) -> str:
     return ""
 
 
-def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True) -> str:
+def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True,
+               ja: bool | None = None) -> str:
     """What the page is, from its facts: `「題名」（日記・weblog、2012年10月26日）`,
     `1975 — My life and times (diary, 25 Jun 1975 — Anyone for tea?)` or, with its own first heading,
     `chapter 4 — THE ISLES AFAR OFF (Publications)`; '' when there is no title."""
@@ -107,9 +116,9 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
         name = name[:TITLE_CHARS - 1].rstrip() + "…"
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
         name = f"{name} — {heading}"
-    ja = is_japanese(name + body[:2000])
+    ja = is_japanese(name + body[:2000]) if ja is None else ja
     dated = _DATE_PREFIX_RE.match(name)  # `2013-01-11 モーリスのギター`: the title says the entry's date
-    notes = [x for x in (kind_words(kind, section, ja, sure, name), "" if dated else entry_note(body, ja)) if x]
+    notes = [x for x in (kind_words(kind, section, ja, sure, name), "" if dated else entry_note(body, ja, name)) if x]
     if ja:
         return (name if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")
     return name + (f" ({'; '.join(notes)})" if notes else "")
@@ -156,24 +165,31 @@ def chat_summary(body: str, ja: bool) -> str:
 
 # A numbered line: `(1)「i.softbank.jp」の変更`, `1.プチ情報`, `４．大気の大循環`, `2) Winds`.
 _NUMBER_RE = re.compile(r"^[(（]?([\d０-９]{1,3})(?:[)）.．]|\s)\s*")
+_LINK_LED_RE = re.compile(r"^(?:[-*+]\s+)?\**\[[^\]]+\]\((?!https?:|//|mailto:|#)[^)]+\)")  # a link within the site
 CONTENTS_ITEMS = 4  # numbered lines in a row (blank lines between allowed), at least this many: a contents list
 CONTENTS_CHARS = 60  # a longer numbered line is a paragraph
 
 
-def contents_summary(body: str, ja: bool) -> str:
+def contents_summary(body: str, ja: bool, index: bool = False) -> str:
     """A page that lists its own parts: CONTENTS_ITEMS or more short numbered lines in a row that link to pages
-    or whose numbers head the page's sections further down (a tips page's `(1)…(7)` above tip (1)…(7)): the
-    parts named (`7項目: (1)… / (2)… / (3)… ほか`, `7 items: …`); else ''."""
+    or whose numbers head the page's sections further down (a tips page's `(1)…(7)` above tip (1)…(7)), or on an
+    `index` page (kinds: a contents page), lines in a row each led by a link within the site (`[Chapter One](ch1.html)
+    Hosea marries…`): the parts named (`7項目: (1)… / (2)… / (3)… ほか`, `15 items: …`); else ''."""
     lines = [x.strip() for x in body.splitlines()]
     run: list[tuple[int, str, bool]] = []
     best: list[tuple[int, str, bool]] = []
     for i, raw in enumerate(lines):
         if not raw:
             continue
-        text = " ".join(summary_source(raw).replace("\\", "").split()).strip("*_ ")
+        text = " ".join(summary_source(_IMAGE_RE.sub("", raw)).replace("\\", "").split()).lstrip("-+・ ").strip("*_ ")
+        if sum(map(str.isalpha, text)) < 2:
+            text = ""
         number = _NUMBER_RE.match(text)
         if number and len(text) <= CONTENTS_CHARS and len(text) > number.end():
             run.append((i, text, "](" in raw))
+            continue
+        if index and text and _LINK_LED_RE.match(raw) and len(text) <= 2 * CONTENTS_CHARS:
+            run.append((i, text, True))
             continue
         if len(run) > len(best):
             best = run
@@ -184,14 +200,23 @@ def contents_summary(body: str, ja: bool) -> str:
     after = best[-1][0] + 1
     heads = {_NUMBER_RE.match(x).group(1) for x in lines[after:] if _NUMBER_RE.match(x)}
     linked = sum(link for _, _, link in best)
-    numbered = sum(_NUMBER_RE.match(t).group(1) in heads for _, t, _ in best)
+    numbered = sum(bool(m := _NUMBER_RE.match(t)) and m.group(1) in heads for _, t, _ in best)
     if max(linked, numbered) * 2 < len(best):
         return ""
-    items = [t if len(t) <= ITEM_CHARS else t[:ITEM_CHARS - 1].rstrip() + "…" for _, t, _ in best]
+    items = [_clip(t) for _, t, _ in best]
     shown = " / ".join(items[:LIST_SHOWN])
     if ja:
         return f"{len(items)}項目: {shown}" + (" ほか" if len(items) > LIST_SHOWN else "")
     return f"{len(items)} items: {shown}" + (" …" if len(items) > LIST_SHOWN else "")
+
+
+def _clip(text: str, chars: int = ITEM_CHARS) -> str:
+    """`text` cut to `chars` with `…`, after a whole word where it has spaces near the cut."""
+    if len(text) <= chars:
+        return text
+    head = text[:chars - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > chars // 2 else head).rstrip(" ,;:、") + "…"
 
 
 def _plain(text: str) -> str:
@@ -215,7 +240,7 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     ja = is_japanese(f"{title}{section}{body[:2000]}")
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
-        return framed(chat, page_frame(title, kind, section, body, sure), ja) or chat
+        return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat
     summary = lead or lines_summary(body, ja)
     if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
         lead, summary = "", lines_summary(body, ja)
@@ -223,8 +248,8 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
             _plain(title) else summary
     if summary and says_title(summary, title):
         return summary
-    frame = page_frame(title, kind, section, body, sure)
-    contents = contents_summary(body, ja)
+    frame = page_frame(title, kind, section, body, sure, ja)
+    contents = contents_summary(body, ja, kind == "index")
     if contents:  # a tips page, a contents page: its parts named, not its first part quoted
         return framed(contents, frame, ja) or contents
     if not frame:

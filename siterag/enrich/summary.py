@@ -344,6 +344,7 @@ _THIS_NOUN_RE = re.compile(r"^(?:この|本|当)([\u30a1-\u30fa\u30fc\u3400-\u9f
 # ... unless what it points at is the page itself: `このページでは…`, `This manual describes…`.
 _SELF_REFERENCE_RE = re.compile(
     r"^(?:(?:この|本|当)(?:ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|マニュアル|ドキュメント|章|節|記事|日記|ブログ)"
+    r"|ここ(?:では|には)|Here (?:you|I|we)\b|On this (?:page|site)\b"  # `ここでは…`: here, on this page
     r"|(?:This|These) (?:page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|"
     r"diary|tutorial|paper|report|program|software|package|dialog|window|command)s?\b)")
 

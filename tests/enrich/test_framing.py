@@ -106,3 +106,17 @@ def test_a_tips_page_names_its_tips_instead_of_quoting_the_first():
                       "(3)iCloudってどーよ？ ほか", summary
     steps = "手順は次のとおりです。\n\n" + "\n".join(f"{n}. 手順{n}を行う" for n in range(1, 6)) + "\n\n以上です。\n"
     assert contents_summary(steps, True) == ""  # numbered steps that head nothing and link nowhere: no contents
+
+
+def test_a_contents_page_names_its_chapters_and_a_page_saying_here_is_quoted():
+    """Judged partly: a book's contents page summarised by `The author's contact details are on the home page.`"""
+    chapters = ["Hosea marries an unfaithful wife", "The Lord’s mercy", "The House of Israel redeemed",
+                "God’s indictment of Israel", "The future of Israel revealed"]
+    body = ("# CONTENTS\n\n" + "  \n".join(f"[Chapter {n}](ch{n}.html) {c}" for n, c in enumerate(chapters, 1)) +
+            "\n\nThe author’s contact details are on the home page.\n")
+    summary = _summary(body, "Hosea -- contents", "index", "Publications")
+    assert summary == "Hosea -- contents (index page, Publications): 5 items: Chapter 1 Hosea marries an " \
+                      "unfaithful… / Chapter 2 The Lord’s mercy / Chapter 3 The House of Israel redeemed …", summary
+    assert contents_summary(body, False) == ""  # the same lines on a page that is no contents page: its text
+    works = "My Works\n\nここでは管理人の演奏やソフトウェア紹介、バンドの楽曲などについて語っていく予定です。\n"
+    assert _summary(works, "Works", "index", "Works") == f"「Works」（目次）: {works.split(chr(10) * 2)[1].strip()}"
