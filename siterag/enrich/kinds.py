@@ -141,6 +141,7 @@ MEDIA_TEXT = 300  # a page with a player and less running text than this is the 
 LONG_TEXT = 1000  # a table beside this much running text, most of the page, is in an essay
 FORM_TEXT = 600  # a form with less running text than this: the page is the form
 CODE_CHARS, CODE_SHARE = 30, 3  # a program's source: this many of { } ; $, this per cent of its characters
+_PAGE_FILE_RE = re.compile(r"(?:\.(?:html?|shtml|php|cgi|asp)|/|^[^.]*)$", re.IGNORECASE)  # a page, not a file
 _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECASE)
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
 _FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
@@ -176,6 +177,7 @@ class Structure:
     moving: int = 0  # characters of its text that scroll (MARQUEES or more <marquee>s): the animation's
     fields: int = 0  # the fields of its forms that a reader fills in (text, choices; not hidden ones or buttons)
     code: int = 0  # characters that program source is full of and text is not: { } ; $
+    toc: int = 0  # table rows that lead to a page of the site no row before led to (a table of contents)
 
 
 def program(html: str) -> tuple[int, int, int, int]:
@@ -193,10 +195,14 @@ def structure(body: str, html: str = "") -> Structure:
     """Count what `body` (a corpus Markdown body) is made of; `html` (its normalized page, where there is one)
     adds its players and scripts."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
-    internal = external = images = items = rows = headings = chars = verse = prose = 0
+    internal = external = images = items = rows = headings = chars = verse = prose = toc = 0
+    listed: set[str] = set()
     for line in lines:
         if line.startswith("|"):
             rows += 1
+            new = {href.split("#")[0] for _, href in _MD_LINK_RE.findall(line) if _page_href(href)} - listed
+            toc += bool(new)  # a row of a table of contents leads to a page no row before it led to
+            listed |= new
             continue
         if line.startswith("#"):
             headings += 1
@@ -230,7 +236,14 @@ def structure(body: str, html: str = "") -> Structure:
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
-                     len(OFFER_RE.findall(text)), *program(html), code)
+                     len(OFFER_RE.findall(text)), *program(html), code, toc)
+
+
+def _page_href(href: str) -> bool:
+    """Whether a link leads to a page of the site (`ch2.html`, `bbs.cgi?no=2`, `diary/`): not elsewhere, not to a
+    place on the same page, not to a file to play or fetch (`01 intro.mp3`, `manual.pdf`)."""
+    path = re.split(r"[?#]", href, maxsplit=1)[0]
+    return bool(path) and not _EXTERNAL_RE.match(href) and bool(_PAGE_FILE_RE.search(path.rsplit("/", 1)[-1] or "/"))
 
 
 def manual_like(st: Structure) -> bool:
@@ -274,6 +287,8 @@ def structural_kind(st: Structure) -> str:
         return "diary"
     if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
+    if st.toc >= 4 and st.toc * 3 >= st.rows and st.text_chars < 30 * st.toc:  # a table of contents laid out
+        return "index"  # in a table, a page in a row (not a menu's hot keys, all into a few pages; not a track list)
     if st.verse >= VERSE_LINES and st.verse >= 4 * st.prose and not st.rows and linked * 4 < n:
         return "lyrics"
     return ""

@@ -262,3 +262,17 @@ def test_forms_program_sources_blog_entries_and_tables_in_essays():
     assert page_kind(essay + "\n\n" + chronology) == "essay" and page_kind("Kings.\n\n" + chronology) == "other"
     pages = {p: (structure(PROSE_JA), "", "") for p in ("~patrick/index.html", "~patrick/cv/index.html")}
     assert site_kinds(pages, {}) == {"~patrick/index.html": "index", "~patrick/cv/index.html": "essay"}
+
+
+def test_a_table_of_contents_laid_out_in_a_table_is_an_index():
+    """A page per row (Homepage Builder's tables of script demos, a blog's list of entries) is an index; a menu's
+    hot keys (many rows into a few pages), a track list (links to sound files) and a price table are not."""
+    toc = "\n".join(["| 番号 | 題 | 説明 |", "|---|---|---|", *(f"| 00{i} | [作品{i}](newpage{i}.htm) | 雛形 |"
+                                                          for i in range(2, 10)), "| 010 |  | 工事中 |"])
+    assert page_kind(toc) == "index"
+    keys = "\n".join(["| Key | Command |", "|---|---|", *(f"| Ctl-{c} | [{c}を選択](editmenu.html#{c}) |"
+                                                        for c in "ABCDEFGHIJKL")])
+    assert page_kind(keys) != "index"
+    tracks = "\n".join(["| 曲 | 時間 | 再生 |", "|---|---|---|", *(f"| 曲{i} | 0{i}:30 | [![](s.jpg)](audio/0{i}.mp3) |"
+                                                             for i in range(1, 9))])
+    assert page_kind(tracks) != "index"
