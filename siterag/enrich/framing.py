@@ -36,6 +36,7 @@ _MARKS_RE = re.compile(r"[*_`#]")
 _HEADING_RE = re.compile(r"^#{1,3}[ \t]+(.+?)[ \t]*$", re.MULTILINE)
 _IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 PARAGRAPH_LETTERS = 20  # a line with this many letters (not a heading) is the page's text begun
+_NO_TITLES = {"untitled", "無題", "no title", "new page", "newpage", "index"}  # an editor's default: no name
 _TARGET_RE = re.compile(r"\]\([^)]*\)")
 _DATE_PREFIX_RE = re.compile(r"^\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)\s*")
 
@@ -109,7 +110,7 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     `1975 — My life and times (diary, 25 Jun 1975 — Anyone for tea?)` or, with its own first heading,
     `chapter 4 — THE ISLES AFAR OFF (Publications)`; '' when there is no title."""
     name = " ".join(title.split())
-    if not name:
+    if not name or name.casefold() in _NO_TITLES:
         return ""
     heading = "" if entry_note(body, False) else own_heading(body, name)  # an entry's heading goes with its date
     if len(name) > TITLE_CHARS:
@@ -234,7 +235,7 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     nothing else to say."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
-    composed = composed_summary(body, title, lead, topics)
+    composed = composed_summary(body, title, lead, topics, kind)
     if composed:
         return composed
     ja = is_japanese(f"{title}{section}{body[:2000]}")

@@ -443,7 +443,7 @@ def _structure(body: str) -> dict:
     """The body's structural facts: entries (title, date), list items, table rows (cells), link lines (and how
     many point off the site), short lines of text without a stop, numbered lines (`４．大気の大循環`), pictures
     and their alt texts, lines of text, and the short lines' stanzas (runs between blank lines)."""
-    entries = [(_DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t)).strip(" :-—•・"), d, t)
+    entries = [(_TIME_BITS_RE.sub("", _DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t))).strip(" :-—•・"), d, t)
                for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
     text = external = images = stanzas = 0
@@ -489,6 +489,10 @@ def _structure(body: str) -> dict:
 
 
 _MARKS_RE = re.compile(r"[*_`]")
+# What is left of a date in an entry's heading past its start: a weekday, a time, a date's end (`土)～12月29日(火)`,
+# `火曜日 16時05分22秒`): no title of the entry.
+_TIME_BITS_RE = re.compile(r"[(（][月火水木金土日](?:曜日?)?[)）]|[月火水木金土日]曜日|"
+                           r"[\d０-９]+時(?:[\d０-９]+分)?(?:[\d０-９]+秒)?|[\d０-９]+[年月日]|^[月火水木金土日][)）]|[～〜~]|[\d０-９]{1,2}:[\d０-９]{2}(?::[\d０-９]{2})?")
 _MD_IMAGE_ONLY_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _MD_IMAGE_ALT_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _FILE_NAME_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|^(?:image|img|photo|pic|dsc|p)[\d_ -]*$", re.IGNORECASE)
@@ -562,12 +566,17 @@ def lines_summary(body: str, ja: bool | None = None) -> str:
     return ""
 
 
-def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
+def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "") -> str:
     """_composed's summary, cut to SUMMARY_CHARS (a long title and long entry titles together may pass it)."""
-    return _clip(_composed(body, title, lead, topics), SUMMARY_CHARS)
+    return _clip(_composed(body, title, lead, topics, kind), SUMMARY_CHARS)
 
 
-def _composed(body: str, title: str, lead: str = "", topics: list[str] = ()) -> str:
+# What a page of dated entries is called by its kind (kinds.ENTRY_KINDS); a diary otherwise.
+ENTRY_LABELS = {"bbs": ("掲示板", "BBS or guestbook"), "news": ("お知らせ", "News"), "report": ("レポート", "Report"),
+                "photos": ("写真", "Photos")}
+
+
+def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "") -> str:
     """A summary composed from the page's structure, in the page's language, when its text is not prose led by
     a paragraph: entries (`日記 2003年9月–12月、12件: A / B / C ほか`, `Diary, 3 entries, 1 – 31 Mar 1952: A / B`),
     a track list (rows or items with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a table of
@@ -587,11 +596,12 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = ()) -> 
         if len(titled) * 2 < len(entries):  # headings that are dates only: the topics under them, if any
             titled = _topics(body, name)
         span = date_range(dates[0], dates[-1], ja)
+        label = ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
         if ja:
             shown = f": {_quoted(titled, ja)}" if titled else (f"。話題: {'、'.join(topics)}" if topics else "")
-            return f"日記 {span}、{len(entries)}件{shown}"
+            return f"{label} {span}、{len(entries)}件{shown}"
         shown = f": {_quoted(titled, ja)}" if titled else (f"; mentions {', '.join(topics)}" if topics else "")
-        return f"Diary, {len(entries)} entries, {span}{shown}."
+        return f"{label}, {len(entries)} entries, {span}{shown}."
     rows = st["rows"]
     tracks = [r[0] for r in rows if any(_DURATION_RE.search(c) for c in r[1:]) and r[0]] or [
         _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_RE.search(i)]

@@ -120,3 +120,14 @@ def test_a_contents_page_names_its_chapters_and_a_page_saying_here_is_quoted():
     assert contents_summary(body, False) == ""  # the same lines on a page that is no contents page: its text
     works = "My Works\n\nここでは管理人の演奏やソフトウェア紹介、バンドの楽曲などについて語っていく予定です。\n"
     assert _summary(works, "Works", "index", "Works") == f"「Works」（目次）: {works.split(chr(10) * 2)[1].strip()}"
+
+
+def test_entries_are_named_by_the_pages_kind_and_a_weekday_or_a_time_is_no_entry_title():
+    """Crest's BBS pages read `日記 …: 火曜日 16時05分22秒 / …`: a board is no diary, a time no title."""
+    from siterag.enrich.summary import composed_summary
+
+    board = "".join(f"## ■2001年09月{d}日 {w}曜日 16時05分22秒 {{#2001-09-{d}}}\n\n今日の書き込みです。\n\n"
+                    for d, w in (("17", "月"), ("18", "火"), ("19", "水")))
+    assert composed_summary(board, "掲示板", kind="bbs") == "掲示板 2001年9月17日–19日、3件"
+    assert composed_summary(board, "") == "日記 2001年9月17日–19日、3件"
+    assert page_frame("untitled", "essay", "思索") == ""  # an editor's default is no title to frame with
