@@ -150,6 +150,7 @@ _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「�
 # one), `top_page.htm`
 _HOME_RE = re.compile(r"^(?:~[^/]+/)?(?:[^/]*[^a-z/])?(?:index|default|home|top)(?:[^a-z/][^/]*)?\.[a-z]+$",
                       re.IGNORECASE)
+_BEGINNERS_RE = re.compile(r"初心者|入門|初級|ビギナー|\bbeginners?\b|\bfor dummies\b|\b101\b", re.IGNORECASE)
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
 
 
@@ -317,11 +318,16 @@ def named_kind(name: str) -> str:
     return max(found)[2] if found else ""
 
 
+def named_audience(name: str) -> str:
+    """`manual` where a title says whom it teaches (初心者向け…, …入門編, for beginners) wherever in the title; ''."""
+    return "manual" if _BEGINNERS_RE.search(unicodedata.normalize("NFKC", name or "")) else ""
+
+
 def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -> str:
     """The kind of one page from its Structure, its own title and its section's name (see the module docstring);
     `prose` is the embedder's choice for it ('' without)."""
     found = structural_kind(st)
-    said = named_kind(title) or named_kind(section)
+    said = named_kind(title) or named_audience(title) or named_kind(section)
     if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
         return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
     if found in ("links", "photos") and st.entries and said == "diary":

@@ -276,3 +276,9 @@ def test_a_table_of_contents_laid_out_in_a_table_is_an_index():
     tracks = "\n".join(["| 曲 | 時間 | 再生 |", "|---|---|---|", *(f"| 曲{i} | 0{i}:30 | [![](s.jpg)](audio/0{i}.mp3) |"
                                                              for i in range(1, 9))])
     assert page_kind(tracks) != "index"
+
+
+def test_a_title_that_says_whom_it_teaches_is_a_manual():
+    assert page_kind(PROSE_JA, title="初心者向けインターネット") == "manual"
+    assert page_kind(PROSE_JA, title="Python for Beginners") == "manual"
+    assert page_kind(PROSE_JA, title="初夏の散歩") == "essay" and page_kind(PROSE_JA, title="入門者の日記") == "diary"
