@@ -18,7 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from siterag.enrich.tagclass import MAX_CONFIDENT, RELATIVE_SCORE, in_subject, weak_in_text, weak_name, weak_term
+from siterag.enrich.tagclass import (
+    MAX_CONFIDENT,
+    RELATIVE_SCORE,
+    fragment,
+    in_subject,
+    weak_in_text,
+    weak_name,
+    weak_term,
+)
 from siterag.enrich.tagterms import general_weight, generic_term
 
 MAX_TAGS = 8
@@ -527,7 +535,7 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFI
         if weak_in_text(term, own, in_subject(term, subject_text)):
             continue
         tags.append(term)
-    subject = [t for t in subject if t in body and t in own]
+    subject = [t for t in subject if t in body and t in own and not fragment(t, own)]
     if subject and not any(s.casefold() in t.casefold() or t.casefold() in s.casefold()
                            for s in subject for t in tags):
         first = subject[0]

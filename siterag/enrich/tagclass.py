@@ -32,6 +32,7 @@ _IDENTIFIER_RE = re.compile(r"^[a-z]{2,}[A-Z]|^[a-z]+[A-Z][a-z]+[A-Z]|_|^[a-z]+\
 _ORDINAL_RE = re.compile(r"\b\d+(?:st|nd|rd|th)s?\b|^\d+[A-Z]$", re.IGNORECASE)
 _POSSESSIVE_RE = re.compile(r"['’]s?$")
 _JOIN_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９ー･]")
+_VERB_FORM_RE = re.compile(r"..(?:ly|ed|ing)$")
 _DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
 _SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
 _TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
@@ -76,10 +77,25 @@ def weak_term(term: str, tf: int, in_subject: bool) -> str:
     if any(_IDENTIFIER_RE.search(w) for w in words):
         return "identifier"
     if len(words) > 1:
-        if sum(w[:1].isupper() for w in words) == 1 and words[0][:1].isupper() and not words[0].isupper():
-            return "sentence start"  # `Added interchangeable blades`: a sentence's first words, not a name
-        return "" if in_subject or any(w[:1].isupper() for w in words) or tf >= 3 else "phrase"
+        return _weak_english_phrase(words, tf, in_subject)
     return _weak_english_word(term, tf, in_subject)
+
+
+def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
+    capitals = [w[:1].isupper() for w in words]
+    if len(words[-1]) == 1 and words[-1].isupper():
+        return "name cut"  # `Thomas W` of Thomas W. Phinney, `Squadron-Leader R`
+    if len(words[0]) == 1 and words[0].islower():
+        return "table debris"  # `x 16Ah Hawker`
+    if sum(capitals) == 1 and capitals[0] and not words[0].isupper():
+        return "sentence start"  # `Added interchangeable blades`: a sentence's first words, not a name
+    if capitals[0] and _VERB_FORM_RE.search(words[0]) and general_zipf(words[0]) >= COMMON_PART_ZIPF:
+        return "sentence start"  # `Putting Gyrobot`: a verb begins the sentence
+    if any(capitals) and any(not w[:1].isupper() and w.lower() not in _SMALL_WORDS and w.isalpha() for w in words):
+        return "phrase"  # `Gyrobot finished Mk I`: a lowercase word inside a name is a sentence's
+    if any(capitals) or tf >= 3:
+        return ""
+    return "" if in_subject and tf >= 2 else "phrase"
 
 
 def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
@@ -102,11 +118,14 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
 
 
 def weak_name(name: str) -> str:
-    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence or a repeated word."""
+    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a repeated word, an
+    English phrase that is no name (`Gyrobot finished Mk I`, `Lathe area - Machining Workshop`)."""
     if _SENTENCE_PUNCT_RE.search(name.rstrip(".")):
         return "sentence"
     words = name.split()
-    return "repeated" if len(words) != len({w.casefold() for w in words}) else ""
+    if len(words) != len({w.casefold() for w in words}):
+        return "repeated"
+    return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
 
 def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
@@ -135,11 +154,15 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
     if zipf >= VERY_COMMON_ZIPF and not term.isupper():
         return "common word"
     if in_subject:
+        if term == term.lower() and tf < 2:
+            return "lowercase word"  # `manipulate` of the title, not said again
         return "common word" if tf < SUBJECT_TF and zipf >= EN_COMMON_ZIPF else ""
     if _DOMAIN_RE.match(term):
         return ""  # a domain name: ezweb.ne.jp
     if term == term.lower():
         return "lowercase word"  # tons, vestibule, fmflags: a word of a sentence or of code
+    if _VERB_FORM_RE.search(term) and term[1:].islower() and (not term.endswith("ing") or zipf >= COMMON_PART_ZIPF):
+        return "verb or adverb"  # `Validated`, `Affectionally`, `Putting`: a word that starts a sentence
     if _POSSESSIVE_RE.search(term):
         return "possessive"
     if term.isupper():

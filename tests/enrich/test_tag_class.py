@@ -85,3 +85,20 @@ def test_real_page_tags_are_sure_ones():
     if not page.exists():
         pytest.skip("../shared is absent")
     assert all(weak_term(w, 1, False) for w in ["wardrobe", "luller", "wick", "behind", "talking"])
+
+
+@pytest.mark.parametrize("term", ["Thomas W", "Squadron-Leader R", "x 16Ah Hawker", "Putting Gyrobot", "Validated",
+                                  "Affectionally", "Gyrobot finished Mk I", "Lathe area - Machining Workshop"])
+def test_cut_names_table_debris_and_sentence_words_are_no_tags(term):
+    assert weak_term(term, 1, False), term
+
+
+def test_a_title_word_that_is_a_fragment_is_not_put_first():
+    body = "「銀河鉄道の夜」を演じた。銀河鉄道の夜のジョバンニ。ジョバンニとカムパネルラ。"
+    tags = pick_tags([("ジョバンニ", 5.0), ("カムパネルラ", 4.0)], body, subject=["銀河鉄道"])
+    assert "銀河鉄道" not in tags and tags[0] == "ジョバンニ"
+
+
+def test_a_heading_that_reads_as_a_sentence_is_no_name():
+    assert weak_name("Gyrobot finished Mk I") and weak_name("Lathe area - Machining Workshop")
+    assert not weak_name("Hedley Ward Trio") and not weak_name("University of Siena")
