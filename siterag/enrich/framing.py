@@ -5,6 +5,7 @@ a caption, a count of pictures, nothing at all). Pure functions; every fact is t
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
 from siterag.enrich.summary import (
@@ -88,17 +89,17 @@ def own_heading(body: str, title: str) -> str:
     """The page's first heading (levels 1-3) above its first paragraph that says more than its title: letters in
     it, no entry's date heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy
     -- chapter 4`); a heading further down heads a part of the page, not the page."""
-    key = squeezed(title).casefold()
+    key = _plain(title)
     for line in body.splitlines():
         match = _HEADING_RE.match(line.strip())
         if not match:
             if sum(map(str.isalpha, summary_source(_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
                 return ""  # the page's text has begun
             continue
-        text = " ".join(_MARKS_RE.sub("", match.group(1)).split())
+        text = " ".join(_MARKS_RE.sub("", summary_source(_IMAGE_RE.sub("", match.group(1)))).split())
         if "{#" in match.group(1) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
-        if squeezed(text).casefold() in key or key in squeezed(text).casefold():
+        if _plain(text) in key or key in _plain(text):
             continue
         return text if sentence_terms(text) else ""
     return ""
@@ -221,7 +222,8 @@ def _clip(text: str, chars: int = ITEM_CHARS) -> str:
 
 
 def _plain(text: str) -> str:
-    return squeezed(text).strip("・.。").casefold()
+    """Text as compared with a title: no spaces, full-width letters as ASCII, case-folded."""
+    return unicodedata.normalize("NFKC", squeezed(text)).strip("・.。").casefold()
 
 
 def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],

@@ -131,3 +131,9 @@ def test_entries_are_named_by_the_pages_kind_and_a_weekday_or_a_time_is_no_entry
     assert composed_summary(board, "掲示板", kind="bbs") == "掲示板 2001年9月17日–19日、3件"
     assert composed_summary(board, "") == "日記 2001年9月17日–19日、3件"
     assert page_frame("untitled", "essay", "思索") == ""  # an editor's default is no title to frame with
+
+
+def test_a_heading_that_repeats_the_title_in_other_widths_or_around_pictures_adds_nothing():
+    heading = "# ![](star.gif) ＨＴパソコン教室のホームへ ![](star.gif)\n\nようこそ。\n"
+    assert page_frame("HTパソコン教室", "profile", "", heading) == "「HTパソコン教室」（プロフィール）"
+    assert page_frame("自己紹介", "profile", "", heading) == "「自己紹介 — ＨＴパソコン教室のホームへ」（プロフィール）"
