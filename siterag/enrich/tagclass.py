@@ -20,6 +20,7 @@ RARE_ZIPF = 3.0  # a katakana word rarer than this is a specific thing (セイ�
 VERY_COMMON_ZIPF = 5.0  # a single word this common (開発 5.2, project 5.3) is no tag anywhere
 EN_COMMON_ZIPF = 4.5  # a capitalised single word this common (Death, Photo, School) names nothing
 EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence starts is a word, not a name
+PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
 DOMINANT_TF = 6  # a single common noun said this often is the page's subject
 MAX_CONFIDENT = 6  # tags kept at most
 RELATIVE_SCORE = 0.3  # a tag scoring below this share of the page's best one is a guess
@@ -93,7 +94,7 @@ def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
         return "sentence start"  # `Putting Gyrobot`: a verb begins the sentence
     if any(capitals) and any(not w[:1].isupper() and w.lower() not in _SMALL_WORDS and w.isalpha() for w in words):
         return "phrase"  # `Gyrobot finished Mk I`: a lowercase word inside a name is a sentence's
-    if any(capitals) or tf >= 3:
+    if any(capitals) or tf >= PHRASE_TF:
         return ""
     return "" if in_subject and tf >= 2 else "phrase"
 
@@ -107,7 +108,11 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     if _JA_RE.search(term) and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
             and len(_join_neighbours(term, text)) < 2:
         return "common word"  # 平面, コンクール: said a few times, never the head of the page's compounds
-    if in_subject or " " in term or not term[:1].isupper() or term.isupper() or not term.isascii():
+    if in_subject or " " in term or not term[:1].isupper() or not term.isascii():
+        return ""
+    if len(term) <= 4 and _always_abbreviated(term, text):
+        return "abbreviation"  # `Con. 359, Lab. 243`: a table's column, not a name
+    if term.isupper():
         return ""
     if general_zipf(term) >= EN_WORD_ZIPF:
         if re.search(rf"(?<![\w’']){re.escape(term.lower())}(?![\w’'])", text):
@@ -168,6 +173,13 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
     if term.isupper():
         return ""  # an acronym: CNC, LTE, MMS
     return "common word" if zipf >= EN_COMMON_ZIPF else ""
+
+
+def _always_abbreviated(word: str, text: str) -> bool:
+    """Whether `word` is always followed by a full stop and a figure (`Con. 359`, `Con. +1%`): a table's label."""
+    found = re.findall(rf"(?<![\w’']){re.escape(word)}(?![\w’'])(\. ?[\d+\-–]?)", text)
+    return len(found) >= 2 and all(len(after.replace(" ", "")) == 2 for after in found) and \
+        len(found) == len(re.findall(rf"(?<![\w’']){re.escape(word)}(?![\w’'])", text))
 
 
 def _lone_common_noun(term: str) -> bool:

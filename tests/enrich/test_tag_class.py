@@ -102,3 +102,9 @@ def test_a_title_word_that_is_a_fragment_is_not_put_first():
 def test_a_heading_that_reads_as_a_sentence_is_no_name():
     assert weak_name("Gyrobot finished Mk I") and weak_name("Lathe area - Machining Workshop")
     assert not weak_name("Hedley Ward Trio") and not weak_name("University of Siena")
+
+
+def test_a_label_always_followed_by_a_figure_is_no_name():
+    results = "The result was Con. 359, Lab. 243. In Torbay Con. 29,029. A swing to Con. +1%."
+    assert weak_in_text("Con", results)
+    assert not weak_in_text("Bath", "We went to Bath. Then Bath. Bath again in May.")
