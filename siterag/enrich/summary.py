@@ -24,7 +24,8 @@ _ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof
                               r"Proc|Int|Intl|Conf|Symp|Trans|Univ|Dept|Assoc|Soc|Jpn|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
                               r"Sept?|Oct|Nov|Dec)"
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")
-_NOT_PROSE_RE = re.compile(r"[*`|\\<>\[\]{}]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
+# Markup, a link, an address: no prose. An editor's `[George Carey]` inside a sentence is prose.
+_NOT_PROSE_RE = re.compile(r"[*`|\\<>{}]|\]\(|!\[|\[\]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
 _DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$")
 _NUMBERING_RE = re.compile(r"^[\d０-９]{1,3}[.．](?![\d０-９])\s*")
 _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
@@ -120,6 +121,7 @@ def page_sentences(markdown: str) -> list[str]:
         pieces = _bracketed(_SENTENCE_RE.findall(line[number.end():] if number else line))
         if number and pieces:
             pieces[0] = number.group() + pieces[0]
+        pieces = _continued(pieces)
         for text in pieces:
             start = 0
             for cut in _EN_SPLIT_RE.finditer(text):
@@ -128,6 +130,18 @@ def page_sentences(markdown: str) -> list[str]:
                     start = cut.end()
             out.append(text[start:])
     return [s for s in (piece.strip() for piece in out) if s]
+
+
+def _continued(pieces: list[str]) -> list[str]:
+    """Pieces cut at a `?` or `!` that ends a quotation inside an English sentence (`…speak on “Is God Green?”
+    at the Town Hall.`) joined again: a sentence never starts with a small letter."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and piece[:1] == " " and piece[1:2].islower() and out[-1].rstrip()[-1:] in "”\"'’":
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
 
 
 _OPENERS, _CLOSING = "(（「『", ")）」』"

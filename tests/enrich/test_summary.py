@@ -188,3 +188,18 @@ def test_a_demonstrative_adverb_points_back():
 
     assert leans_back("そうするとアルバムが削除されます。") and leans_back("するとドアが開いた。")
     assert leans_back("こうすると速くなります。") and not leans_back("祝祭日を追加するにはインストールします。")
+
+
+def test_an_editors_brackets_and_a_question_inside_a_quotation_stay_in_one_quotable_sentence():
+    """Held-out diaries: `…Bishop George [George Carey] speak on “Is God Green?” at the Town Hall.` was cut at the
+    `?` and refused for its brackets, so a later detail sentence summarised the day."""
+    body = ("**10.37pm.** We have just returned from Wells, where we went to hear Bishop George [George Carey] speak "
+            "on “Is God Green?” at the Town Hall. We took Frank and Irene [Booth] with us.\n\n"
+            "Before breakfast this morning I printed the notes on Ephesians 5 for the meeting.\n")
+    sentences = page_sentences(body)
+    assert "We have just returned from Wells, where we went to hear Bishop George [George Carey] speak on “Is God " \
+           "Green?” at the Town Hall." in sentences
+    summary = choose_summary(sentences, [])
+    assert summary.startswith("We have just returned from Wells") and summary_is_exact(summary, body), summary
+    assert choose_summary(page_sentences("See [the list](list.html) of all the pages on this site.\n"), []) == \
+        "See the list of all the pages on this site."  # a link is reduced to its words, never quoted as markup
