@@ -72,6 +72,9 @@ def _unwrapped(lines: list[str]) -> list[str]:
     for line in lines:
         if not line:
             continue
+        if current and not _goes_on(current):  # a label above its text (`MIDIポートの設定`): a unit of its own
+            out.append(current)
+            current = ""
         if current:
             current += (" " if current[-1].isascii() and line[0].isascii() else "") + line
         else:
@@ -80,6 +83,17 @@ def _unwrapped(lines: list[str]) -> list[str]:
             out.append(current)
             current = ""
     return out + ([current] if current else [])
+
+
+WRAPPED_CHARS = 24  # a line cut by the page's width is at least this long; a shorter one is cut by its author
+_GOES_ON_RE = re.compile(r"[、，,\u3041-\u309f\-–]$|[A-Za-z]$")  # a comma, a particle, a word: mid-sentence
+
+
+def _goes_on(line: str) -> bool:
+    """Whether a line without a sentence end goes on on the next line: a long one (wrapped by the page's width)
+    or one ending on a comma, a kana (a particle, a verb's ending) or an English word; not a short label that
+    ends on a noun or a bracket (`MIDIポートの設定`, `「MIDI IN」の設定、下が「MIDI OUT」`)."""
+    return len(line) >= WRAPPED_CHARS or _GOES_ON_RE.search(line) is not None
 
 
 # A line of a play's dialogue: the speaker's name, a space (or a colon), the words (`生徒 ここ。ここが演劇部の…`,

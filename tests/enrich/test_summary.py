@@ -203,3 +203,11 @@ def test_an_editors_brackets_and_a_question_inside_a_quotation_stay_in_one_quota
     assert summary.startswith("We have just returned from Wells") and summary_is_exact(summary, body), summary
     assert choose_summary(page_sentences("See [the list](list.html) of all the pages on this site.\n"), []) == \
         "See the list of all the pages on this site."  # a link is reduced to its words, never quoted as markup
+
+
+def test_a_short_label_above_its_text_is_not_glued_to_the_sentence_under_it():
+    """Held-out manual page: `MIDIポートの設定「MIDI IN」の設定…MIDIトラックを作成すると…` (a label and its text)."""
+    body = "MIDIポートの設定  \nMIDIトラックを作成すると一番左の列に作業ウィンドウが表示されます。\n"
+    assert page_sentences(body) == ["MIDIポートの設定", body.split("\n")[1]]
+    wrapped = "パソコンを仕事で使う上で一番大切なポイントを、  \nお教えしよう。\n"  # cut after a comma: one sentence
+    assert page_sentences(wrapped) == ["パソコンを仕事で使う上で一番大切なポイントを、お教えしよう。"]
