@@ -30,7 +30,8 @@ _KANJI_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _KATAKANA_RE = re.compile(r"^[ァ-ヺー・]+$")
 _SENTENCE_PUNCT_RE = re.compile(r"[、。，．,;；!?！？()（）［］＜＞<>＋+＝=]")  # and brackets: a name with a note
 _IDENTIFIER_RE = re.compile(r"^[a-z]{2,}[A-Z]|^[a-z]+[A-Z][a-z]+[A-Z]|_|^[a-z]+\d|\d[a-z]{3,}$")
-_ORDINAL_RE = re.compile(r"\b\d+(?:st|nd|rd|th)s?\b|^\d+[A-Z]$", re.IGNORECASE)
+_ORDINAL_RE = re.compile(r"\b\d+(?:st|nd|rd|th)s?\b|^\d+[A-Z]$"
+                         r"|^\d+(?:mm|cm|m|kg|g|rpm|mhz|ghz|khz|hz|kb|mb|gb|v|w|ah)$", re.IGNORECASE)  # 400RPM, 25mm
 _POSSESSIVE_RE = re.compile(r"['’]s?$")
 _JOIN_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９ー･]")
 _VERB_FORM_RE = re.compile(r"..(?:ly|ed|ing)$")
@@ -135,6 +136,9 @@ def weak_name(name: str) -> str:
 
 def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
     parts = ja_parts(term)
+    if len(parts) == 2 and tf < COMPOUND_TF + 1 and min(general_zipf(p) for p, _ in parts) >= EN_COMMON_ZIPF \
+            and not in_subject:
+        return "common compound"  # 日本映画, 米国サイト: a country's common thing, not a name
     if any(proper for _, proper in parts) or not parts or "・" in term:
         return ""  # a name: a proper noun, katakana words joined by ・
     if len(parts) == 1 and general_zipf(term) >= VERY_COMMON_ZIPF:
@@ -248,7 +252,8 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
         head = text[max(0, s - 40):s]
         prev = re.search(r"([\w’'.-]+) $", head)
         tail = re.match(r" ([\w’'-]+)", text[e:e + 40])
-        befores.add(prev.group(1) if prev else "")
+        starts = prev is not None and re.search(r"(?:^|[.!?:|#*\n]\s*)$", head[:prev.start()].rstrip("[(“\"‘'"))
+        befores.add(prev.group(1) + ("\x00" if starts else "") if prev else "")
         afters.add(tail.group(1) if tail else "")
     for near, is_before in ((befores, True), (afters, False)):
         if len(near) != 1:
@@ -258,8 +263,10 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
             continue
         if is_before and _TITLE_ABBR_RE.match(word):
             return True  # St. Mary’s Church
-        if len(spots) < 2 and general_zipf(word.rstrip(".")) >= EN_COMMON_ZIPF:
-            continue  # once, next to a common word (`Email`): no evidence of a longer name
+        if word.endswith("\x00"):
+            continue  # the word before begins a sentence (`Contact Steve Wood`): no part of the name
+        if not is_before and len(spots) < 2 and general_zipf(word.rstrip(".")) >= EN_COMMON_ZIPF:
+            continue  # once, followed by a common word (`Steve Wood Email`): no evidence of a longer name
         if is_before and word.endswith(".") and not _TITLE_ABBR_RE.match(word):
             continue  # a sentence ends there
         return True

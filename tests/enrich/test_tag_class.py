@@ -108,3 +108,13 @@ def test_a_label_always_followed_by_a_figure_is_no_name():
     results = "The result was Con. 359, Lab. 243. In Torbay Con. 29,029. A swing to Con. +1%."
     assert weak_in_text("Con", results)
     assert not weak_in_text("Bath", "We went to Bath. Then Bath. Bath again in May.")
+
+
+def test_a_name_after_a_capitalised_word_inside_a_sentence_is_a_fragment():
+    assert fragment("Edwardians Association", "the [Old Edwardians Association](http://x) and more")
+    assert not fragment("Steve Wood", "Contact Steve Wood by mail.")
+
+
+@pytest.mark.parametrize("term", ["日本映画", "米国サイト", "400RPM", "25mm"])
+def test_a_countrys_common_thing_and_a_measure_are_no_tags(term):
+    assert weak_term(term, 1, False), term
