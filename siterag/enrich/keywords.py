@@ -66,7 +66,8 @@ JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わ�
 化 性 用 者 さん 様 ちゃん くん 君 氏 年 月 日 頃 画像 クリック
 ダウンロード メール 掲示板 カウンター ゲストブック
 Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内
-管理人 管理者 転載 無断転載 転送 訂正 印刷用 トップページ メール送信 相互リンク リンクフリー""".split())
+管理人 管理者 転載 無断転載 転送 訂正 印刷用 トップページ メール送信 相互リンク リンクフリー
+メールアドレス 工事中 準備中 作成中 作業中 調べ中""".split())
 EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
 among an and another any anyone anything are around as at back be became because become been before being below
 between both but by can cannot could did do does doing done down during each either else enough etc even ever every
@@ -93,7 +94,7 @@ saw went sure able true false full sorry thanks thank hope anyone everyone someo
 fig figs fax tel phone pdf ps doc ppt zip lzh kb mb gb pp vol ed eds ibid cf
 somewhere anywhere everywhere nowhere soon info name names it's that's there's here's what's let's i'm i've i'd
 i'll you're you've we're we've they're they've he's she's don't doesn't didn't can't couldn't won't wouldn't isn't
-aren't wasn't weren't haven't hasn't shouldn't
+aren't wasn't weren't haven't hasn't shouldn't webmaster
 """.split())
 # (The last lines: reference and contact abbreviations, file kinds — a paper list's "Fig", "pdf", "Fax" —, vague
 # words and contractions: "somewhere", "it's paces".)

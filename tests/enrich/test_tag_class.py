@@ -118,3 +118,10 @@ def test_a_name_after_a_capitalised_word_inside_a_sentence_is_a_fragment():
 @pytest.mark.parametrize("term", ["日本映画", "米国サイト", "400RPM", "25mm"])
 def test_a_countrys_common_thing_and_a_measure_are_no_tags(term):
     assert weak_term(term, 1, False), term
+
+
+def test_housekeeping_words_are_no_terms():
+    from siterag.enrich.keywords import english_terms, japanese_terms
+
+    assert not {"工事中", "メールアドレス"} & set(japanese_terms("このページは工事中です。メールアドレスはこちら。"))
+    assert "Webmaster" not in english_terms("Steve Wood, Webmaster of the site")
