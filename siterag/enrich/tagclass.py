@@ -18,6 +18,7 @@ COMMON_PART_ZIPF = 3.5  # a compound all of whose nouns are this common (設置�
 COMPOUND_TF = 2
 RARE_ZIPF = 3.0  # a katakana word rarer than this is a specific thing (セイタカアワダチソウ, マザーボード)
 VERY_COMMON_ZIPF = 5.0  # a single word this common (開発 5.2, project 5.3) is no tag anywhere
+NAME_COMMON_ZIPF = 5.5  # a capitalised word this common (School 5.7, Team 5.7) is a word, whatever its capital
 EN_COMMON_ZIPF = 4.5  # a capitalised single word this common (Death, Photo, School) names nothing
 EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence starts is a word, not a name
 PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
@@ -26,6 +27,7 @@ MAX_CONFIDENT = 6  # tags kept at most
 RELATIVE_SCORE = 0.3  # a tag scoring below this share of the page's best one is a guess
 
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_NO_WORD_START = frozenset("ーンァィゥェォッャュョヮヵヶ")
 _KANJI_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _KATAKANA_RE = re.compile(r"^[ァ-ヺー・]+$")
 _SENTENCE_PUNCT_RE = re.compile(r"[、。，．,;；!?！？()（）［］＜＞<>＋+＝=]")  # and brackets: a name with a note
@@ -145,6 +147,9 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
         return "common word"  # 開発, 情報, 写真: any page's word, even in its title
     if in_subject:
         return "common word" if len(parts) == 1 and tf < SUBJECT_TF and general_zipf(term) >= EN_COMMON_ZIPF else ""
+    if _KATAKANA_RE.match(fold(term)) and (len(fold(term)) <= 2 or fold(term)[0] in _NO_WORD_START) \
+            and tf < DOMINANT_TF:
+        return "katakana piece"  # ント, ポイ of `ポイ ント` cut by a line break
     if len(parts) == 1:
         if tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF:
             return ""
@@ -160,8 +165,8 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
 
 def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
     zipf = general_zipf(term)
-    if zipf >= VERY_COMMON_ZIPF and not term.isupper():
-        return "common word"
+    if zipf >= (NAME_COMMON_ZIPF if term[:1].isupper() else VERY_COMMON_ZIPF) and not term.isupper():
+        return "common word"  # (a place's name is as common as many words: London 5.3, Paris 4.8)
     if in_subject:
         if term == term.lower() and tf < 2:
             return "lowercase word"  # `manipulate` of the title, not said again
@@ -176,7 +181,22 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
         return "possessive"
     if term.isupper():
         return ""  # an acronym: CNC, LTE, MMS
-    return "common word" if zipf >= EN_COMMON_ZIPF else ""
+    return "foreign word" if foreign_word(term) else ""
+
+
+FOREIGN_MARGIN = 1.5  # Zipf points a word is commoner in French, German, Spanish or Italian than in English
+
+
+def foreign_word(word: str) -> bool:
+    """A word of another European language quoted in the text (`Empereur`, `Centimes`, `Pfennig`), by wordfreq:
+    at least FOREIGN_MARGIN more frequent in one of them than in English, and not rare there (Zipf ≥ 3). A name
+    common to them (Paris, Pierre, Helene) is near its English frequency and stays."""
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:
+        return False
+    other = max(zipf_frequency(word, lang) for lang in ("fr", "de", "es", "it"))
+    return other >= 3.0 and other >= zipf_frequency(word, "en") + FOREIGN_MARGIN
 
 
 def _always_abbreviated(word: str, text: str) -> bool:

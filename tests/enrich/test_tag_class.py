@@ -27,7 +27,7 @@ def test_names_rare_things_and_long_compounds_are_tags(term):
     assert not weak_term(term, 1, False), term
 
 
-@pytest.mark.parametrize("term", ["tons", "vestibule", "fmflags", "sFileName", "initialLocation", "Death", "Photo",
+@pytest.mark.parametrize("term", ["tons", "vestibule", "fmflags", "sFileName", "initialLocation", "School", "Team",
                                   "Position 1st", "25ths", "Edwardum Edwardum", "Added interchangeable blades",
                                   "EMOBILE、他、問題点と解決", "Renton’s", "project"])
 def test_english_words_identifiers_and_sentence_bits_are_no_tags(term):
@@ -58,6 +58,7 @@ def test_a_term_always_inside_the_same_longer_name_is_a_fragment():
 def test_a_capitalised_word_only_at_sentence_starts_or_also_in_lowercase_is_a_word():
     assert weak_in_text("Vindicated", "Vindicated at last, he went home.\n")
     assert weak_in_text("Troupe", "Troupe of dancers came. The troupe left.")
+    assert weak_in_text("Photo", "A photo of the robot.\n\nPhoto: the robot in 2003.")
     assert not weak_in_text("Frome", "We drove to Frome in the rain, and from Frome to Bath.")
 
 
@@ -125,3 +126,13 @@ def test_housekeeping_words_are_no_terms():
 
     assert not {"工事中", "メールアドレス"} & set(japanese_terms("このページは工事中です。メールアドレスはこちら。"))
     assert "Webmaster" not in english_terms("Steve Wood, Webmaster of the site")
+
+
+@pytest.mark.parametrize("term", ["Empereur", "Centimes", "Pfennig", "ント", "ポイ"])
+def test_foreign_words_and_katakana_pieces_are_no_tags(term):
+    assert weak_term(term, 1, False), term
+
+
+@pytest.mark.parametrize("term", ["Paris", "Pierre", "Helene", "Berlin", "Fagg", "London", "Birmingham"])
+def test_european_names_are_no_foreign_words(term):
+    assert not weak_term(term, 1, False), term
