@@ -145,8 +145,10 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
         return ""  # a name: a proper noun, katakana words joined by ・
     if len(parts) == 1 and general_zipf(term) >= VERY_COMMON_ZIPF:
         return "common word"  # 開発, 情報, 写真: any page's word, even in its title
-    if in_subject:
-        return "common word" if len(parts) == 1 and tf < SUBJECT_TF and general_zipf(term) >= EN_COMMON_ZIPF else ""
+    if in_subject:  # a common word of the title said nowhere else (セッティング) is no more the subject than 方法
+        single = len(parts) == 1
+        return "common word" if single and ((tf < SUBJECT_TF and general_zipf(term) >= EN_COMMON_ZIPF)
+                                            or (tf < 2 and general_zipf(term) >= RARE_ZIPF)) else ""
     if _KATAKANA_RE.match(fold(term)) and (len(fold(term)) <= 2 or fold(term)[0] in _NO_WORD_START) \
             and tf < DOMINANT_TF:
         return "katakana piece"  # ント, ポイ of `ポイ ント` cut by a line break

@@ -136,3 +136,9 @@ def test_foreign_words_and_katakana_pieces_are_no_tags(term):
 @pytest.mark.parametrize("term", ["Paris", "Pierre", "Helene", "Berlin", "Fagg", "London", "Birmingham"])
 def test_european_names_are_no_foreign_words(term):
     assert not weak_term(term, 1, False), term
+
+
+def test_a_common_word_of_the_title_needs_saying_again():
+    assert weak_term("セッティング", 1, True)
+    assert not weak_term("セッティング", 2, True)
+    assert not weak_term("スナイダー", 1, True)  # a name
