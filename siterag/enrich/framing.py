@@ -122,7 +122,7 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     dated = _DATE_PREFIX_RE.match(name)  # `2013-01-11 モーリスのギター`: the title says the entry's date
     notes = [x for x in (kind_words(kind, section, ja, sure, name), "" if dated else entry_note(body, ja, name)) if x]
     if ja:
-        return (name if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")
+        return (f"『{name}』" if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")
     return name + (f" ({'; '.join(notes)})" if notes else "")
 
 

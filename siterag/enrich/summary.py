@@ -350,7 +350,7 @@ def leans_back(sentence: str, title: str = "") -> bool:
 # A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)
 # continues a thought begun before it: no place for a summary to start.
 _LEANS_BACK_RE = re.compile(
-    r"^(?:そして|しかし|しかも|だが|でも|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
+    r"^(?:そして|しかし|しかも|だが|でも|なので|ですので|なのに|それなのに|と言うか|というか|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
     r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
     r"または|あるいは|もしくは|例えば|たとえば|次に|最後に|さて|ちなみに|とはいえ|よって|むしろ|というのは|というのも|なぜなら|"
     r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise|Or|Instead|Hence|Yet|"

@@ -137,3 +137,11 @@ def test_a_heading_that_repeats_the_title_in_other_widths_or_around_pictures_add
     heading = "# ![](star.gif) ＨＴパソコン教室のホームへ ![](star.gif)\n\nようこそ。\n"
     assert page_frame("HTパソコン教室", "profile", "", heading) == "「HTパソコン教室」（プロフィール）"
     assert page_frame("自己紹介", "profile", "", heading) == "「自己紹介 — ＨＴパソコン教室のホームへ」（プロフィール）"
+
+
+def test_a_title_with_its_own_brackets_is_framed_in_double_ones_and_a_colloquial_connective_leans_back():
+    from siterag.enrich.summary import leans_back
+
+    assert page_frame("映画評「AI」", "review", "") == "『映画評「AI」』（レビュー）"
+    assert leans_back("なので、自宅でパソコン触ってません。") and leans_back("と言うか、自宅で仕事してます。")
+    assert not leans_back("ななかまどの実が赤くなりました。")
