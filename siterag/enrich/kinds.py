@@ -138,6 +138,7 @@ _ANIMATE_RE = re.compile(r"setTimeout|setInterval|requestAnimationFrame|mousemov
 _SCRIPT_RE = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 SCRIPT_CHARS, SCRIPT_SHARE = 1500, 5  # a page that is its script: this much inline script, this times its text
 MEDIA_TEXT = 300  # a page with a player and less running text than this is the player's page
+ANNOTATED_LINKS, ANNOTATED_CHARS = 8, 120  # a list of this many links, each with under this much text about it
 LONG_TEXT = 1000  # a table beside this much running text, most of the page, is in an essay
 FORM_TEXT = 600  # a form with less running text than this: the page is the form
 CODE_CHARS, CODE_SHARE = 30, 3  # a program's source: this many of { } ; $, this per cent of its characters
@@ -350,7 +351,17 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
         return "other"
     if st.text_chars < PROSE_CHARS or st.code >= CODE_CHARS and st.code * 100 >= CODE_SHARE * st.chars:
         return "other"  # little text, or a program's source (a script served as it is)
-    return prose or ("manual" if manual_like(st) else "essay")
+    if prose or manual_like(st):
+        return prose or "manual"
+    if annotated_links(st):  # each link with a few lines that describe it
+        return "index" if st.internal >= st.external else "links"
+    return "essay"
+
+
+def annotated_links(st: Structure) -> bool:
+    """A list of ANNOTATED_LINKS or more links, each with under ANNOTATED_CHARS of text about it (no entries)."""
+    linked = st.internal + st.external
+    return linked >= ANNOTATED_LINKS and st.text_chars < ANNOTATED_CHARS * linked and not st.entries
 
 
 def guessed(kind: str, st: Structure, title: str = "", section: str = "") -> bool:

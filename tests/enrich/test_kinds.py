@@ -282,3 +282,11 @@ def test_a_title_that_says_whom_it_teaches_is_a_manual():
     assert page_kind(PROSE_JA, title="初心者向けインターネット") == "manual"
     assert page_kind(PROSE_JA, title="Python for Beginners") == "manual"
     assert page_kind(PROSE_JA, title="初夏の散歩") == "essay" and page_kind(PROSE_JA, title="入門者の日記") == "diary"
+
+
+def test_links_each_with_a_few_lines_about_it_are_a_links_page():
+    """A page of recommended sites, each link followed by two or three lines about it, is `links`, not an essay."""
+    entries = "\n\n".join(f"[ピアノのブログ{i}](http://blog{i}.example.jp/)  \nピアノの先生のブログです。  \n"
+                          f"記事がとても面白くて楽しいです。" for i in range(10))
+    assert page_kind(entries) == "links"
+    assert page_kind("\n\n".join([PROSE_JA * 3 + f" [注{i}](http://e{i}.jp/)" for i in range(10)])) == "essay"
