@@ -59,10 +59,12 @@ def test_a_part_number_keeps_the_name_of_the_work_it_belongs_to():
 def test_a_button_beside_a_heading_in_a_table_row_is_no_part_of_the_title():
     from siterag.enrich.metadata import fallback_metadata
 
-    row = "|  |  | cSTDクラス 関数 |  | [戻る](cws_index.html) |  |\n|---|---|---|---|---|---|\n|  | Public Function X |"
+    row = ("|  |  | cSTDクラス 関数 |  | [戻る](cws_index.html) |  |\n"
+           "|---|---|---|---|---|---|\n|  | Public Function X |")
     assert fallback_metadata("", row)["title"] == "cSTDクラス 関数"
     # a link that is part of the title's words stays
-    assert fallback_metadata("", "**[生きものがたり目次](a.htm)(投稿日順)**\n\n本文。")["title"] == "生きものがたり目次(投稿日順)"
+    assert fallback_metadata("", "**[生きものがたり目次](a.htm)(投稿日順)**\n\n本文。")["title"] == \
+        "生きものがたり目次(投稿日順)"
 
 
 def test_a_single_entrys_heading_names_a_page_whose_title_is_shared():
