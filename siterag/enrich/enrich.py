@@ -117,10 +117,7 @@ def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_ti
     paths = {d.path for d in docs}
     links = {}
     for d in docs:
-        try:
-            html = safe_path(layout.normalized, d.path).read_text(encoding="utf-8", errors="replace")
-        except (OSError, ValueError):
-            html = ""
+        html = normalized_html(layout, d.path)
         links[d.path] = page_links(html, d.path, paths) if html else []
     titles = {d.path: without_banner(d.page_title, *banner) for d in docs if d.title not in shared_titles}
     if link_texts is not None:  # what the site calls its pages: the evidence of whole names (site_names)
@@ -210,7 +207,7 @@ def doc_summary(terms: PageTerms, sentences: list[str], lines: list[str] = ()) -
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
                    names: dict[str, list[str]] | None = None, place: dict | None = None) -> dict:
-    """tags (≤ 8, each verbatim in the body) and summary of one page, against the site's document frequencies;
+    """tags (≤ 6, each verbatim in the body) and summary of one page, against the site's document frequencies;
     `facts` are the page's (page_facts), when already known; `names`: the site's whole names (site_names: its
     titles and link texts). The tags are terms and whole names of the page's own text (not only in the lines the
     site repeats), its title's subject among them; the summary is the page's lead (choose_summary), or on a page

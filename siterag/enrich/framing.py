@@ -12,6 +12,7 @@ from siterag.enrich.summary import (
     ITEM_CHARS,
     LIST_SHOWN,
     SUMMARY_CHARS,
+    _is_ja,
     choose_summary,
     composed_summary,
     date_range,
@@ -32,7 +33,6 @@ KIND_WORDS: dict[str, tuple[str, str]] = {
 }
 TITLE_CHARS = 48  # a longer title is clipped in a frame
 TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
-_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _MARKS_RE = re.compile(r"[*_`#]")
 _HEADING_RE = re.compile(r"^#{1,3}[ \t]+(.+?)[ \t]*$", re.MULTILINE)
 _IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -45,9 +45,7 @@ _DATE_PREFIX_RE = re.compile(r"^\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1
 def is_japanese(text: str) -> bool:
     """Whether a text is mostly Japanese (kana and kanji are a fifth of its letters or more), link targets and
     pictures' file names aside."""
-    text = _TARGET_RE.sub("", text)
-    letters = sum(map(str.isalpha, text))
-    return letters > 0 and len(_JA_RE.findall(text)) * 5 >= letters
+    return _is_ja(_TARGET_RE.sub("", text))
 
 
 def says_title(summary: str, title: str) -> bool:

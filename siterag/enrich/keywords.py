@@ -29,7 +29,6 @@ from siterag.enrich.tagclass import (
 )
 from siterag.enrich.tagterms import general_weight, generic_term
 
-MAX_TAGS = 8
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
