@@ -42,7 +42,7 @@ from siterag.enrich.metadata import (
     stale_title,
     without_banner,
 )
-from siterag.enrich.sections import clean_label, page_links, site_categories
+from siterag.enrich.sections import clean_label, link_refs, resolved_links, site_categories
 from siterag.enrich.summary import (  # the summary's functions; some only re-exported (tests, benchmarks)
     SUMMARY_CHARS,  # noqa: F401
     _prose_lines,
@@ -107,18 +107,15 @@ def normalized_html(layout: SiteLayout, path: str) -> str:
         return ""
 
 
-def site_sections(layout: SiteLayout, docs: list[_Doc], banner: tuple, shared_titles: set[str],
+def site_sections(docs: list[_Doc], banner: tuple, shared_titles: set[str],
                   link_texts: list[str] | None = None, incoming: dict[str, Counter[str]] | None = None,
                   ) -> dict[str, str]:
     """Each document's section by page path: the name its site gives its section (its menus' link texts, the
     section's index title, a folder named by a word), else '' (siterag.enrich.sections). The links are
-    read from the normalized pages; a page whose normalized copy is gone counts with none. A <title> many pages
-    share (an editor's default, the site's name) names no section."""
+    read from the normalized pages (_Doc.links); a page whose normalized copy is gone counts with none. A <title>
+    many pages share (an editor's default, the site's name) names no section."""
     paths = {d.path for d in docs}
-    links = {}
-    for d in docs:
-        html = normalized_html(layout, d.path)
-        links[d.path] = page_links(html, d.path, paths) if html else []
+    links = {d.path: resolved_links(list(d.links), d.path, paths) for d in docs}
     titles = {d.path: without_banner(d.page_title, *banner) for d in docs if d.title not in shared_titles}
     if link_texts is not None:  # what the site calls its pages: the evidence of whole names (site_names)
         link_texts.extend(text for found in links.values() for _, text in found)
@@ -473,6 +470,16 @@ class _Doc:
     borne_out: bool  # its text mentions most words of its title (metadata.stale_title)
     page_title: str = ""  # its <title> as written
     shape: Structure = Structure()  # what its body is made of (kinds.structure): its kind with its title and section
+    links: tuple[tuple[str, str], ...] = ()  # (href, text) of its links (sections.link_refs): its site's names
+
+
+def _site_doc(layout: SiteLayout, rel: str, fields: dict, body: str, target: bool) -> _Doc:
+    """What the site pass keeps of a document, its normalized page read once (for its structure and links)."""
+    path, page_title = str(fields.get("path") or rel), _page_title(fields)
+    html = normalized_html(layout, path)
+    return _Doc(rel, path, content_hash(body), target, normalise(page_title),
+                tuple(normalise(line) for line in opening_lines(body)), not stale_title(page_title, body),
+                page_title, structure(body, html), tuple(link_refs(html)) if html else ())
 
 
 def _page_title(fields: dict) -> str:
@@ -540,11 +547,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     code = _facts_key()
     # A document whose machine fields an older siterag chose (another enrich_key) is done again, once.
     # An LLM-written document keeps its title, tags and summary; its kind and section are the machine's.
-    docs = [_Doc(rel, str(fields.get("path") or rel), content_hash(body),
-                 rel in touched or needs_machine_fields(fields) or fields.get("enrich_key") != code,
-                 normalise(_page_title(fields)), tuple(normalise(line) for line in opening_lines(body)),
-                 not stale_title(_page_title(fields), body), _page_title(fields),
-                 structure(body, normalized_html(layout, str(fields.get("path") or rel))))
+    docs = [_site_doc(layout, rel, fields, body, rel in touched or needs_machine_fields(fields)
+                      or fields.get("enrich_key") != code)
             for rel, fields, body in _read_docs(layout)]
     targets = [d for d in docs if d.target]
     if not targets:
@@ -559,7 +563,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     unbannered = plain_titles(d.page_title for d in docs)  # without it, where that keeps them apart
     link_texts: list[str] = []
     incoming: dict[str, Counter[str]] = {}
-    sections = site_sections(layout, docs, banner, shared_titles, link_texts, incoming)
+    sections = site_sections(docs, banner, shared_titles, link_texts, incoming)
     label_spread = Counter(label for found in incoming.values() for label in found)  # pages a label leads to
     kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from siterag.enrich.dates import ENTRY_HEADING_RE
+from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
+from siterag.enrich.kinds import KINDS
 from siterag.enrich.summary import (
     ITEM_CHARS,
     LIST_SHOWN,
@@ -22,15 +23,6 @@ from siterag.enrich.summary import (
     summary_source,
 )
 
-# The kinds of siterag.enrich.kinds in words, (Japanese, English); `other` and `index` say nothing of a page.
-KIND_WORDS: dict[str, tuple[str, str]] = {
-    "diary": ("日記", "diary"), "essay": ("文章", "essay"), "review": ("レビュー", "review"),
-    "fiction": ("創作", "fiction"), "lyrics": ("詩・歌詞", "poetry or lyrics"), "report": ("レポート", "report"),
-    "photos": ("写真", "photos"), "news": ("お知らせ", "news"), "profile": ("プロフィール", "profile"),
-    "links": ("リンク集", "links"), "bbs": ("掲示板", "guestbook or BBS"), "manual": ("解説", "manual"),
-    "product": ("製品・商品", "product page"), "index": ("目次", "index page"),
-    "media": ("動画・アプレット等", "media or demo"),
-}
 TITLE_CHARS = 48  # a longer title is clipped in a frame
 TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
 _MARKS_RE = re.compile(r"[*_`#]")
@@ -39,7 +31,6 @@ _IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 PARAGRAPH_LETTERS = 20  # a line with this many letters (not a heading) is the page's text begun
 _NO_TITLES = {"untitled", "無題", "no title", "new page", "newpage", "index"}  # an editor's default: no name
 _TARGET_RE = re.compile(r"\]\([^)]*\)")
-_DATE_PREFIX_RE = re.compile(r"^\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)\s*")
 
 
 def is_japanese(text: str) -> bool:
@@ -51,7 +42,8 @@ def is_japanese(text: str) -> bool:
 def says_title(summary: str, title: str) -> bool:
     """Whether `summary` already names the page's subject: TITLE_SHARE or more of its title's content terms
     (summary.sentence_terms) are in it; a title without such terms (`7`, `1975`) is said by nothing."""
-    terms = set(sentence_terms(_DATE_PREFIX_RE.sub("", title)))
+    dated = parse_date_line(title)
+    terms = set(sentence_terms(dated.rest if dated and dated.date else title))
     if not terms:
         return False
     have = set(sentence_terms(summary))
@@ -62,7 +54,7 @@ def kind_words(kind: str, section: str, ja: bool, sure: bool = True, title: str 
     """The page's kind and section in words (`日記・weblog`, `essay, Publications`): the kind only when `sure`
     (not a default guess) and it says something, the section only when it is not the kind's own word nor the
     page's `title`."""
-    word = KIND_WORDS.get(kind, ("", ""))[0 if ja else 1] if sure else ""
+    word = KINDS[kind].word[0 if ja else 1] if sure and kind in KINDS else ""
     parts = [word] if word else []
     if section and section.casefold() not in (kind.casefold(), word.casefold(), title.casefold()) \
             and len(section) <= TITLE_CHARS:
@@ -117,7 +109,7 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
         name = f"{name} — {heading}"
     ja = is_japanese(name + body[:2000]) if ja is None else ja
-    dated = _DATE_PREFIX_RE.match(name)  # `2013-01-11 モーリスのギター`: the title says the entry's date
+    dated = (found := parse_date_line(name)) and found.date  # `2013-01-11 モーリスのギター`: the title has its date
     notes = [x for x in (kind_words(kind, section, ja, sure, name), "" if dated else entry_note(body, ja, name)) if x]
     if ja:
         return (f"『{name}』" if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")

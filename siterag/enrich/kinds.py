@@ -35,66 +35,71 @@ from siterag.enrich.dates import ENTRY_HEADING_RE
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind: its Japanese and English description (what the embedder compares a page with) and the words that
-    name it in a title or a menu (matched whole in English, as a part of a Japanese name)."""
+    """One kind: its Japanese and English description (what the embedder compares a page with), the words that
+    name it in a title or a menu (matched whole in English, as a part of a Japanese name) and the kind in a word
+    (Japanese, English) as a summary's frame says it (siterag.enrich.framing; `other` says nothing of a page)."""
 
     ja: str
     en: str
     names: tuple[str, ...] = ()
+    word: tuple[str, str] = ("", "")
 
 
 KINDS: dict[str, Kind] = {
     "diary": Kind("日記・雑記：日付ごとの個人的な記録", "Diary or blog: dated personal entries",
                   ("日記", "日誌", "雑記", "ブログ", "つれづれ", "徒然", "近況",
-                   "diary", "journal", "blog", "weblog")),
+                   "diary", "journal", "blog", "weblog"), word=("日記", "diary")),
     "essay": Kind("エッセイ・論考・コラム：意見や考えを述べた文章", "Essay, article or column: the author's thoughts",
                   ("エッセイ", "コラム", "随筆", "論考", "論文", "考察",
-                   "essay", "essays", "column", "article", "articles", "opinion")),
+                   "essay", "essays", "column", "article", "articles", "opinion"), word=("文章", "essay")),
     "review": Kind("レビュー・感想・批評：本、映画、音楽、作品の評", "Review: a book, film, record or game reviewed",
                    ("レビュー", "感想", "批評", "書評", "評論", "劇評", "映画評",
-                    "review", "reviews", "critique")),
+                    "review", "reviews", "critique"), word=("レビュー", "review")),
     "fiction": Kind("小説・物語・脚本・台本：創作の文章", "Fiction: a story, novel, play or script",
                     ("小説", "物語", "創作", "脚本", "台本", "戯曲", "童話",
-                     "ss", "fiction", "story", "stories", "novel", "script", "scripts", "plays")),
+                     "ss", "fiction", "story", "stories", "novel", "script", "scripts", "plays"),
+                    word=("創作", "fiction")),
     "lyrics": Kind("詩・歌詞・短歌・俳句", "Poetry or song lyrics",
                    ("詩", "歌詞", "短歌", "俳句",
-                    "poem", "poems", "poetry", "lyrics", "verse")),
+                    "poem", "poems", "poetry", "lyrics", "verse"), word=("詩・歌詞", "poetry or lyrics")),
     "report": Kind("レポート・報告：イベント、ライブ、旅行、公演、会議の記録",
                    "Report or programme of an event: a concert, a trip, a show, a conference",
                    ("レポート", "レポ", "報告", "旅行記", "紀行", "ライブ", "公演", "上演", "記録",
                     "会議", "シンポジウム", "ワークショップ", "セミナー", "講演",
                     "report", "reports", "live", "tour", "event", "events", "trip", "travel", "travels",
-                    "conference", "symposium", "workshop", "seminar")),
+                    "conference", "symposium", "workshop", "seminar"), word=("レポート", "report")),
     "photos": Kind("写真・アルバム・ギャラリー", "Photo album or gallery",
                    ("写真", "アルバム", "ギャラリー", "フォト",
-                    "photo", "photos", "pictures", "gallery", "album", "images")),
+                    "photo", "photos", "pictures", "gallery", "album", "images"), word=("写真", "photos")),
     "media": Kind("動画・アニメーション・アプレット・スクリプトのデモ：プログラムやプレーヤーが中身のページ",
                   "Media or demo: an animation, a Java applet, a script demo, a Flash movie, a video or audio player",
                   ("アプレット", "フラッシュ", "アニメーション", "アニメ", "動画", "ムービー", "デモ",
                    "applet", "applets", "flash", "animation", "animations", "movie", "movies", "video", "videos",
-                   "demo", "demos")),
+                   "demo", "demos"), word=("動画・アプレット等", "media or demo")),
     "news": Kind("お知らせ・更新履歴・ニュース", "News, announcements and site updates",
                  ("お知らせ", "更新履歴", "更新情報", "新着", "ニュース", "告知", "記事",
-                  "news", "updates", "what's new", "whats new", "announcements")),
+                  "news", "updates", "what's new", "whats new", "announcements"), word=("お知らせ", "news")),
     "profile": Kind("プロフィール・自己紹介・サイトについて", "Profile or about page: who the author or the group is",
                     ("プロフィール", "プロファイル", "自己紹介", "管理人", "メンバー", "略歴", "経歴", "履歴", "横顔",
                      "業績", "連絡先", "お問い合わせ",
                      "profile", "about", "biography", "bio", "team", "members", "curriculum vitae", "cv",
-                     "contact")),
-    "links": Kind("リンク集：他のサイトへのリンク", "Links to other sites", ("リンク", "link", "links")),
+                     "contact"), word=("プロフィール", "profile")),
+    "links": Kind("リンク集：他のサイトへのリンク", "Links to other sites", ("リンク", "link", "links"),
+                  word=("リンク集", "links")),
     "bbs": Kind("掲示板・ゲストブック・伝言板", "BBS or guestbook: messages from visitors",
                 ("掲示板", "ゲストブック", "伝言板",
-                 "bbs", "guestbook", "guest book", "forum")),
+                 "bbs", "guestbook", "guest book", "forum"), word=("掲示板", "guestbook or BBS")),
     "manual": Kind("マニュアル・説明書・解説・技術文書", "Manual or documentation: how to use or build something",
                    ("マニュアル", "説明書", "解説", "使い方", "ヘルプ", "講座", "入門", "ドキュメント", "手引き",
                     "仕様",
                     "manual", "documentation", "docs", "help", "tutorial", "howto", "how to", "faq",
-                    "reference", "guide")),
+                    "reference", "guide"), word=("解説", "manual")),
     "product": Kind("製品・商品・通販・価格", "Product or shop: things offered, with prices or specifications",
                     ("製品", "商品", "通販", "販売", "ショップ", "価格",
-                     "product", "products", "shop", "store", "specs", "specifications", "sales")),
+                     "product", "products", "shop", "store", "specs", "specifications", "sales"),
+                    word=("製品・商品", "product page")),
     "index": Kind("目次・メニュー・サイトマップ", "Index, menu or table of contents of the site",
-                  ("目次", "サイトマップ", "index", "contents", "sitemap", "site map")),
+                  ("目次", "サイトマップ", "index", "contents", "sitemap", "site map"), word=("目次", "index page")),
     "other": Kind("その他", "Anything else"),
 }
 SLUGS = tuple(KINDS)

@@ -60,8 +60,13 @@ _URLISH_RE = re.compile(r"https?:|www\.|@|\.(?:s?html?|jpe?g|gif|png|cgi|php)\b"
 def page_links(html: str, path: str, pages: set[str]) -> list[tuple[str, str]]:
     """(target page path, link text) of each link of `html` (the page at `path`) to another page of `pages`;
     a link around an image counts by the image's alt text. A link to a folder leads to its index page."""
+    return resolved_links(link_refs(html), path, pages)
+
+
+def link_refs(html: str) -> list[tuple[str, str]]:
+    """(href, link text) of each link of `html` that may lead to a page of its site (no anchor, mail, script or
+    other site), its query and fragment cut; a link around an image counts by the image's alt text."""
     out = []
-    base = posixpath.dirname(path)
     for attrs, inner in _A_RE.findall(html):
         found = _HREF_RE.search(attrs)
         if not found:
@@ -71,16 +76,19 @@ def page_links(html: str, path: str, pages: set[str]) -> list[tuple[str, str]]:
                                                                                    re.IGNORECASE):
             continue
         href = re.split(r"[#?]", href, maxsplit=1)[0]
-        target = resolve(base, href, pages)
-        if not target or target == path:
-            continue
         lines = [htmllib.unescape(_TAG_RE.sub(" ", part)) for part in _BLOCK_RE.split(inner)]
         text = next((line for line in lines if clean_label(line)), "")  # `<h5>Publications</h5>Books, tapes…`
         if not text and not "".join(lines).strip():
             alt = _ALT_RE.search(inner)
             text = htmllib.unescape(next((g for g in alt.groups() if g is not None), "")) if alt else ""
-        out.append((target, text))
+        out.append((href, text))
     return out
+
+
+def resolved_links(refs: list[tuple[str, str]], path: str, pages: set[str]) -> list[tuple[str, str]]:
+    """link_refs of the page at `path` as (target page path, link text), those leading to another page of `pages`."""
+    base = posixpath.dirname(path)
+    return [(target, text) for href, text in refs if (target := resolve(base, href, pages)) and target != path]
 
 
 def resolve(base: str, href: str, pages: set[str]) -> str:

@@ -15,6 +15,8 @@ def test_every_kind_is_described_in_both_languages():
     for slug, kind in KINDS.items():
         assert slug.isascii() and slug.islower()
         assert any(ord(ch) > 0x3000 for ch in kind.ja) and kind.en.isascii()
+        ja, en = kind.word  # how a summary's frame says the kind: every kind but `other` says what a page is
+        assert (bool(ja) and bool(en)) == (slug != "other") and en.isascii() and not ja.isascii() if ja else True
 
 
 def test_structure_decides_index_links_photos_diary_lyrics():

@@ -7,7 +7,7 @@ from pathlib import Path
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.enrich import enrich_site
 from siterag.enrich.kinds import KINDS
-from siterag.enrich.sections import clean_label, meaningful_name, page_links
+from siterag.enrich.sections import clean_label, link_refs, meaningful_name, page_links, resolved_links
 from siterag.layout import SiteLayout
 from tests.enrich.test_enrich import site_config
 
@@ -109,5 +109,12 @@ def test_page_links_resolve_folders_and_read_the_first_line_of_a_block_link():
             '<a href="b.htm?x=1#s">Bio</a>')
     pages = {"books/index.html", "diary/b.htm", "diary/a.htm"}
     assert page_links(html, "diary/a.htm", pages) == [("books/index.html", "Publications"), ("diary/b.htm", "Bio")]
+
+
+def test_link_refs_are_read_without_the_site_and_resolved_against_it_later():
+    html = '<a href="b.htm#s">Bio</a><a href="a.htm">self</a><a href="gone.htm">Gone</a><a href="//x/">x</a>'
+    refs = link_refs(html)
+    assert refs == [("b.htm", "Bio"), ("a.htm", "self"), ("gone.htm", "Gone"), ("//x/", "x")]
+    assert resolved_links(refs, "diary/a.htm", {"diary/a.htm", "diary/b.htm"}) == [("diary/b.htm", "Bio")]
 
 
