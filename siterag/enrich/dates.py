@@ -856,13 +856,23 @@ def diary_signs(markdown: str) -> tuple[int, int]:
     return len(entry_dates(markdown)), like
 
 
+# A link to another page, its label with it: a date in the label (`[[2012.10.20]Fait Accompli](http://…)`) is the
+# date of the page it leads to, not of this one; only a list of such links (news, a diary's contents, newest
+# first) is as new as its first.
+_AWAY_LINK_RE = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\((?!#)[^)]*\)")
+_LINK_LABEL_RE = re.compile(r"^\[(.*)\]\([^)]*\)$", re.DOTALL)
+
+
 def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     """The first full date at the start of a line among the document's first `lines` non-empty lines, else the
     date of the page's labelled dates anywhere in it (`stamp_date`: `Last updated: May 31, 2001`, `[日時]
-    2004年12月9日`)."""
+    2004年12月9日`); a lone date in a link to another page is that page's (_AWAY_LINK_RE)."""
     seen = 0
     order = numeric_order(markdown)
     all_lines = markdown.splitlines()
+    opening = [line for line in all_lines if line.strip() and not line.startswith(_FENCE)][:lines]
+    dated_links = sum(any(parse_date_line(_LINK_LABEL_RE.sub(r"\1", m.group()), order) for m in
+                          _AWAY_LINK_RE.finditer(line)) for line in opening)
     previous = ""
     for line in all_lines:
         if not line.strip() or line.startswith(_FENCE):
@@ -870,6 +880,8 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
         seen += 1
         if seen > lines:
             break
+        if dated_links < 2:  # one dated link dates the page it leads to; a list of them (news, contents) this one
+            line = _AWAY_LINK_RE.sub("→", line)
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
         found = parse_date_line(text, order) or _trailing_date(text, order)
         if found and found.date and not _EVENT_RE.match(found.rest) and not other_label(previous):
@@ -1005,16 +1017,18 @@ def entry_anchor(when: str | None, number: int, taken: set[str]) -> str:
 
 POST_DAYS = 92  # a post's heading date within this many days of the date its file name gives
 POST_TITLE_CHARS = 100  # a post's title after its date: one line, no sentence
+_INLINE_IMAGE_RE = re.compile(r"(?<=\S)\s*!\[[^\]]*\]\([^)]*\)")  # a picture within a line (a logo by a title)
 
 
 def _post(lines: list[str], blocks: list[tuple[int, int]], order: str | None,
           name_date: str | None) -> list[tuple[int, int, str]]:
     """A one-entry page (a blog post): its first block (after page headings) opens with a full date and a title
-    line (`2012-10-25 Windows8への切り替え準備`), and its file name gives a day within POST_DAYS of that date."""
+    line (`2012-10-25 Windows8への切り替え準備`, a picture in it aside), and its file name gives a day within
+    POST_DAYS of that date."""
     if not name_date or len(name_date) != 10:
         return []
     for first, end in blocks:
-        line = lines[first]
+        line = " ".join(_INLINE_IMAGE_RE.sub(" ", lines[first]).split())  # `2012-10-26 ![](logo.gif) 題名`
         heading = _HEADING_RE.match(line)
         found = parse_date_line(line, order)
         if heading and not found:

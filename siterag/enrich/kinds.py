@@ -133,6 +133,9 @@ OFFER_DENSITY = 2  # this often per 1,000 characters
 # A page whose content is a program or a player: an applet, a Flash movie, a video (the file it plays)
 _PLAYER_RE = re.compile(r"<applet\b|<video\b|<(?:embed|object)\b[^>]*?(?:\.(?:swf|dcr|class|jar|avi|mpe?g|mov|wmv|"
                         r"asf|rm|mp4|flv|webm)\b|shockwave|flash|d27cdb6e|video)", re.IGNORECASE | re.DOTALL)
+# a recording to play or a video to watch, linked from the page (`[![](speaker.jpg)](audio/01.mp3)`)
+_MEDIA_FILE_RE = re.compile(r"\.(?:mp3|m4a|aac|ogg|oga|wav|wma|aiff?|au|mid|midi|ra|ram|rm|mp4|m4v|mov|avi|wmv|"
+                            r"mpe?g|flv|webm|swf)$", re.IGNORECASE)
 _MARQUEE_RE = re.compile(r"<marquee\b[^>]*>(.*?)(?:</marquee\s*>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]*>")
 _FIELD_TAG_RE = re.compile(r"<(?:textarea|select)\b|"  # what a reader fills in: not hidden fields, not buttons
@@ -146,10 +149,11 @@ MEDIA_TEXT = 300  # a page with a player and less running text than this is the 
 ANNOTATED_LINKS, ANNOTATED_CHARS = 8, 120  # a list of this many links, each with under this much text about it
 LONG_TEXT = 1000  # a table beside this much running text, most of the page, is in an essay
 FORM_TEXT = 600  # a form with less running text than this: the page is the form
-CODE_CHARS, CODE_SHARE = 30, 3  # a program's source: this many of { } ; $, this per cent of its characters
+CODE_CHARS, CODE_SHARE = 8, 3  # a program's source: this many of { } ; $, this per cent of its characters
 _PAGE_FILE_RE = re.compile(r"(?:\.(?:html?|shtml|php|cgi|asp)|/|^[^.]*)$", re.IGNORECASE)  # a page, not a file
 _IMAGE_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|webp|tiff?)$", re.IGNORECASE)
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)")
+_ANY_TARGET_RE = re.compile(r"\]\(([^)\s]+)[^)]*\)")  # a link's (or a picture's) target
 _FIELD_RE = re.compile(r"[:：|｜]|^[^\s]{1,8}\s*[-=]")
 _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「」『』\[\]【】<>＜＞\"'“”]+")
 # the site's front page, at its top (or a user's: `~name/`): `index.html`, `!home.html`, `m.index.html` (a mobile
@@ -157,6 +161,9 @@ _PART_SPLIT_RE = re.compile(r"[\s・/／|｜:：\-–—~〜～,、()（）「�
 _HOME_RE = re.compile(r"^(?:~[^/]+/)?(?:[^/]*[^a-z/])?(?:index|default|home|top)(?:[^a-z/][^/]*)?\.[a-z]+$",
                       re.IGNORECASE)
 _BEGINNERS_RE = re.compile(r"初心者|入門|初級|ビギナー|\bbeginners?\b|\bfor dummies\b|\b101\b", re.IGNORECASE)
+# a name that points at the site itself: its description (`このHPの説明`, `当サイトについて`) is its about page
+_ABOUT_SITE_RE = re.compile(r"^(?:この|当)(?:サイト|ホームページ|ページ|ブログ|[a-z]{2,4})の?"
+                            r"(?:説明|について|紹介|案内)$")
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
 
 
@@ -179,7 +186,7 @@ class Structure:
     chars: int = 0  # characters of the body, link targets aside
     prices: int = 0  # amounts of money (PRICE_RE: ¥8,000, 5,000円)
     offers: int = 0  # words of an offer (OFFER_RE: 料金, 申込, 承ります, order)
-    players: int = 0  # applets, Flash movies, videos in the page's HTML (_PLAYER_RE)
+    players: int = 0  # applets, Flash movies, videos in the page's HTML (_PLAYER_RE); recordings it links to
     script: int = 0  # characters of inline script that animates (timers, the mouse) in the page's HTML
     moving: int = 0  # characters of its text that scroll (MARQUEES or more <marquee>s): the animation's
     fields: int = 0  # the fields of its forms that a reader fills in (text, choices; not hidden ones or buttons)
@@ -203,6 +210,8 @@ def structure(body: str, html: str = "") -> Structure:
     adds its players and scripts."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     internal = external = images = items = rows = headings = chars = verse = prose = toc = 0
+    recordings = sum(bool(_MEDIA_FILE_RE.search(re.split(r"[?#]", href, maxsplit=1)[0]))
+                     for href in _ANY_TARGET_RE.findall(body))
     listed: set[str] = set()
     for line in lines:
         if line.startswith("|"):
@@ -243,7 +252,12 @@ def structure(body: str, html: str = "") -> Structure:
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
-                     len(OFFER_RE.findall(text)), *program(html), code, toc)
+                     len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc)
+
+
+def _with_recordings(found: tuple[int, int, int, int], recordings: int) -> tuple[int, int, int, int]:
+    """program()'s counts with the recordings a page links to among its players."""
+    return (found[0] + recordings, *found[1:])
 
 
 def _page_href(href: str) -> bool:
@@ -305,12 +319,15 @@ def named_kind(name: str) -> str:
     """The kind a title or a section name says by a word of the taxonomy (`日記` → diary, `About me` → profile,
     `Links` → links, `思索・エッセイ(芸術)` → essay); '' when it says none. An English name counts as whole words, a
     Japanese one as the end of a part of the name (its head noun: `上演劇の感想`, not `メンバー向け 内部ページ`),
-    after a generic ending (ページ, 一覧, 集, トップ). Where several parts name kinds, the last one says it."""
+    after a generic ending (ページ, 一覧, 集, トップ); a name of the site itself (`このHPの説明`) is its profile.
+    Where several parts name kinds, the last one says it."""
     text = unicodedata.normalize("NFKC", name or "").casefold()
     found = []  # (where in the name, length of the word, slug): the last, then the longest, wins
     for part in _PART_SPLIT_RE.split(text):
         part = _GENERIC_END_RE.sub("", part)
         at = text.find(part)
+        if _ABOUT_SITE_RE.match(part):
+            found.append((at, len(part), "profile"))
         for slug, kind in KINDS.items():
             for word in kind.names:
                 if not word.isascii() and part.endswith(word):
@@ -360,6 +377,8 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
         return prose or "manual"
     if annotated_links(st):  # each link with a few lines that describe it
         return "index" if st.internal >= st.external else "links"
+    if 3 * (st.prose + st.verse + st.rows + st.items + st.headings) < st.lines:
+        return "other"  # mostly short lines that are no sentence, verse, table or list: notes, references, data
     return "essay"
 
 

@@ -690,6 +690,32 @@ def test_a_blog_post_named_by_its_day_is_one_entry():
     assert mark_entries("Mar 15, 2009\n\nThe pads came today.\n", "2009-03-14").entries == []  # no title
 
 
+def test_a_blog_posts_date_line_with_a_picture_in_it_is_its_entry_and_dates_it_over_the_file_name():
+    """Issue 24 (blind reading, seed 1207): `blog/2012-11-02/2012-11-02.html` opens `2012-10-26 ![](logo.gif)
+    Konnekt Live の威力`: the post's own heading date, not its folder's, is its date."""
+    post = "\n2012-10-26 ![](just_logo.gif) Konnekt Live の威力\n\n僕の音楽師匠から機材を拝借しました。\n"
+    found = mark_entries(post, "2012-11-02")
+    assert (found.date, found.date_from) == ("2012-10-26", "entry")
+    assert [e.date for e in found.entries] == ["2012-10-26"]
+    assert mark_entries("![](logo.gif) 2012-10-26 題名\n\n本文です。\n", "2012-11-02").entries == []  # an image line
+
+
+def test_a_lone_date_in_a_link_dates_the_page_it_leads_to_a_list_of_them_this_one():
+    """Issue 24 (blind reading, seed 1207): an album page linking `[[2012.10.20]Fait Accompli](http://…)` (the
+    label's date is the linked article's) was dated by it; a news list of dated links is as new as its first."""
+    from siterag.enrich.dates import content_date
+
+    album = "**Released:October 2012**\n\nオンライン配信のみ。\n[[2012.10.20]Fait Accompli](http://x.jp/a/593.html)\n"
+    assert content_date(album) is None
+    assert content_date("[2003.6.29](d0629.html) 日記を書きました") is None
+    assert content_date("[2003.6.29](#d0629) 日記を書きました") == "2003-06-29"  # an anchor on this page: its own
+    assert content_date("2003.6.29 [日記](d.html)を書きました") == "2003-06-29"  # the date is outside the link
+    news = "新着情報\n\n[2004/1/28](research.html)\n[実践研究を追加](research.html)\n\n[2003/12/10](about.html)\n"
+    assert content_date(news) == "2004-01-28"
+    trip = "●[美ヶ原の旅](u2003.htm) **2003年8月14日(木)～8月16日(土)**\n\n草花に興味を持つ。"
+    assert content_date(trip) is None  # what follows a link is no line's start
+
+
 def test_headings_that_run_on_into_the_entry_are_split_at_the_date():
     """An unclosed `<h3>` runs on into the entry's text: the heading keeps the date, the text is a paragraph."""
     body = ("### TUESDAY 5th MARCH 1963\n\nSnow.\n\n### WEDNESDAY 6th MARCH I went to the bank this morning and "

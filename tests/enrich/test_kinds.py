@@ -60,6 +60,23 @@ def test_words_of_the_taxonomy_in_the_title_or_the_section():
     assert page_kind("\n".join(f"- [9月{i}日](d{i}.html)" for i in range(8)), section="日記") == "index"
 
 
+def test_a_track_list_of_recordings_a_short_script_notes_and_the_sites_description():
+    """Issue 24 (blind reading, seed 1207): an album's track list linking its MP3s is media, not `other`; a
+    redirect script shown as text and a book's footnotes are no essay; `このHPの説明` is the site's about page."""
+    rows = "\n".join(f"| song {i} | 04:5{i} | [![](speaker.jpg)](audio/0{i}.mp3) |" for i in range(1, 9))
+    album = f"**Released: October 2012**\n\n| Title | length | play |\n|---|---|---|\n{rows}\n\n配信のみのアルバムです。"
+    assert page_kind(album) == "media"
+    assert page_kind(album.replace(".mp3", ".html")) != "media"  # pages, not recordings
+    script = ("$(function(){ var agent = navigator.userAgent; var redirectPass = 'mobile'; if(agent.search(/iPhone/)"
+              " != -1 || agent.search(/Android/) != -1){ location.href = redirectPass; } });")
+    assert page_kind(script) == "other"
+    notes = "# Footnotes\n\n" + "\n".join(f"{i} Genesis {i}:{i + 1}–{i + 3}  " for i in range(1, 40))
+    assert page_kind(notes) == "other"
+    assert page_kind(PROSE_JA) == "essay"  # running text stays an essay
+    assert named_kind("このHIPの説明") == named_kind("当サイトについて") == "profile"
+    assert named_kind("このソフトの説明") == ""  # a program's description is no page about the site
+
+
 class _Fake:
     """An embedder that knows two words: a page about a film is near the review description."""
 
