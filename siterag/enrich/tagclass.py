@@ -24,6 +24,7 @@ EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence start
 PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
 DOMINANT_TF = 6  # a single common noun said this often is the page's subject
 MAX_CONFIDENT = 6  # tags kept at most
+NUMBER_DIGITS = 7  # a term with this many digits is a number (a phone's, a part's), not a name
 RELATIVE_SCORE = 0.3  # a tag scoring below this share of the page's best one is a guess
 
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
@@ -57,6 +58,16 @@ def ja_parts(term: str) -> tuple[tuple[str, bool], ...]:
                  for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
 
 
+@lru_cache(maxsize=65536)
+def _ja_verb(term: str) -> bool:
+    """Whether Sudachi reads `term` alone as one verb or adjective (越え, 重い), not a noun."""
+    from siterag.enrich.keywords import _tokenizer
+
+    dictionary, tokenizer = _tokenizer()
+    tokens = [m for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip()]
+    return len(tokens) == 1 and dictionary.pos_of(tokens[0].part_of_speech_id())[0] in ("動詞", "形容詞")
+
+
 def in_subject(term: str, subject: str) -> bool:
     """Whether `term` is in `subject` (the page's title and headings, case-folded): an English term as whole words
     (`str` is not in `Structure`), a Japanese one anywhere."""
@@ -76,6 +87,8 @@ def weak_term(term: str, tf: int, in_subject: bool) -> str:
         return "repeated"
     if _ORDINAL_RE.search(term):
         return "ordinal"
+    if sum(ch.isdigit() for ch in term) >= NUMBER_DIGITS:
+        return "number"  # a phone number (`TEL-090-2132-3383`), a part number: no subject
     if _JA_RE.search(term):
         return _weak_japanese(term, tf, in_subject)
     if any(_IDENTIFIER_RE.search(w) for w in words):
@@ -137,6 +150,8 @@ def weak_name(name: str) -> str:
 
 
 def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
+    if _ja_verb(term):
+        return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
     parts = ja_parts(term)
     if len(parts) == 2 and tf < COMPOUND_TF + 1 and min(general_zipf(p) for p, _ in parts) >= EN_COMMON_ZIPF \
             and not in_subject:
@@ -166,6 +181,8 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
 
 
 def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
+    if _POSSESSIVE_RE.search(term):
+        return "possessive"  # `Husband’s`: the first half of a phrase, in a heading or not
     zipf = general_zipf(term)
     if zipf >= (NAME_COMMON_ZIPF if term[:1].isupper() else VERY_COMMON_ZIPF) and not term.isupper():
         return "common word"  # (a place's name is as common as many words: London 5.3, Paris 4.8)
@@ -179,8 +196,6 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
         return "lowercase word"  # tons, vestibule, fmflags: a word of a sentence or of code
     if _VERB_FORM_RE.search(term) and term[1:].islower() and (not term.endswith("ing") or zipf >= COMMON_PART_ZIPF):
         return "verb or adverb"  # `Validated`, `Affectionally`, `Putting`: a word that starts a sentence
-    if _POSSESSIVE_RE.search(term):
-        return "possessive"
     if term.isupper():
         return ""  # an acronym: CNC, LTE, MMS
     return "foreign word" if foreign_word(term) else ""

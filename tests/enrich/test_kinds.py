@@ -64,7 +64,7 @@ def test_a_track_list_of_recordings_a_short_script_notes_and_the_sites_descripti
     """Issue 24 (blind reading, seed 1207): an album's track list linking its MP3s is media, not `other`; a
     redirect script shown as text and a book's footnotes are no essay; `このHPの説明` is the site's about page."""
     rows = "\n".join(f"| song {i} | 04:5{i} | [![](speaker.jpg)](audio/0{i}.mp3) |" for i in range(1, 9))
-    album = f"**Released: October 2012**\n\n| Title | length | play |\n|---|---|---|\n{rows}\n\n配信のみのアルバムです。"
+    album = f"**Released: 2012**\n\n| Title | length | play |\n|---|---|---|\n{rows}\n\n配信のみのアルバムです。"
     assert page_kind(album) == "media"
     assert page_kind(album.replace(".mp3", ".html")) != "media"  # pages, not recordings
     script = ("$(function(){ var agent = navigator.userAgent; var redirectPass = 'mobile'; if(agent.search(/iPhone/)"

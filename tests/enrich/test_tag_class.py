@@ -142,3 +142,14 @@ def test_a_common_word_of_the_title_needs_saying_again():
     assert weak_term("セッティング", 1, True)
     assert not weak_term("セッティング", 2, True)
     assert not weak_term("スナイダー", 1, True)  # a name
+
+
+def test_a_phone_number_a_verb_and_a_possessive_are_no_tags_even_in_a_heading():
+    """Issue 24 (blind reading, seed 1207): `TEL-090-2132-3383` and `越え` (of `80℃越えでも動作する`, a title) were
+    tags; `Husband’s` of a heading is half a phrase."""
+    for subject in (False, True):
+        assert weak_term("TEL-090-2132-3383", 1, subject) == "number"
+        assert weak_term("越え", 3, subject) == "verb"
+        assert weak_term("Husband’s", 3, subject) == "possessive"
+    for term in ("DDR3-1600", "iPhone5", "Excel2003", "行方不明", "ふるさと"):
+        assert weak_term(term, 3, True) == "", term
