@@ -39,7 +39,9 @@ from siterag.enrich.metadata import (
     opening_lines,
     own_title,
     plain_titles,
+    renamed_by_links,
     stale_title,
+    title_vocabulary,
     without_banner,
 )
 from siterag.enrich.sections import clean_label, link_refs, resolved_links, site_categories
@@ -120,9 +122,10 @@ def site_sections(docs: list[_Doc], banner: tuple, shared_titles: set[str],
     if link_texts is not None:  # what the site calls its pages: the evidence of whole names (site_names)
         link_texts.extend(text for found in links.values() for _, text in found)
     if incoming is not None:  # what the site calls each page: the name of a page that has no title
-        for source, found in links.items():
-            for target, text in found:
-                if target != source and (label := clean_label(text)):
+        for d in docs:  # (not a link to a part of it, `page.htm#section`: its label names the part)
+            whole = [ref for ref in d.links if "#" not in ref[0]]
+            for target, text in resolved_links(whole, d.path, paths):
+                if label := clean_label(text):
                     incoming.setdefault(target, Counter())[label] += 1
     return site_categories([d.path for d in docs], links, titles, lambda p: "")
 
@@ -565,6 +568,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     incoming: dict[str, Counter[str]] = {}
     sections = site_sections(docs, banner, shared_titles, link_texts, incoming)
     label_spread = Counter(label for found in incoming.values() for label in found)  # pages a label leads to
+    vocabulary = title_vocabulary(d.page_title for d in docs)
     kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
     placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
@@ -599,6 +603,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if not title and (page_title == UNTITLED or doc.title in shared_titles and not is_home(doc.path)):
                 # what the site's links call it (not the home page: a site's name is its home page's title)
                 title = linked_name(incoming.get(doc.path), label_spread)
+            elif not title and not is_home(doc.path):  # a variant of the site's name: what its links call it
+                label = linked_name(incoming.get(doc.path), label_spread)
+                title = label if label and renamed_by_links(page_title, label, vocabulary) else ""
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path]),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title

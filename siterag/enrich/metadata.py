@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable
 
 from siterag.codehash import code_hash
 from siterag.enrich.dates import ANCHOR_RE, ENTRY_HEADING_RE, date_from_name, parse_date_line
+from siterag.enrich.tagterms import general_zipf
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -197,6 +198,45 @@ def linked_name(labels: Counter[str] | None, spread: Counter[str]) -> str:
         if _names_something(label) and not _date_only(label) and spread[label] < NAV_LABEL_TARGETS:
             return label
     return ""
+
+
+TITLE_GRAM_TITLES = 4  # a pair of letters in this many of a site's distinct <title>s is of its name or keywords
+SITE_WORDED_SHARE = 0.5  # a <title> this much made of such pairs is a variant of the site's name
+
+
+def _letter_pairs(text: str) -> set[str]:
+    """The pairs of adjacent letters of `text` (width- and case-folded; digits, spaces and marks dropped)."""
+    letters = "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalpha())
+    return {letters[i:i + 2] for i in range(len(letters) - 1)}
+
+
+def title_vocabulary(titles: Iterable[str]) -> Counter[str]:
+    """In how many of a site's distinct <title>s each pair of letters occurs (see renamed_by_links)."""
+    return Counter(pair for title in set(titles) for pair in _letter_pairs(title))
+
+
+def _japanese(text: str) -> bool:
+    return page_language(text) == "ja"
+
+
+def renamed_by_links(title: str, label: str, vocabulary: Counter[str]) -> bool:
+    """Whether the site's own link label names a page better than its <title>: the title is a variant of the
+    site's name or keywords (SITE_WORDED_SHARE of its letter pairs in TITLE_GRAM_TITLES or more of the site's
+    titles: `パソコンクラブ四日市`, `四日市のパソコンスクール` over a school's applet demos), the label has nothing in
+    common with it (`蓮の開花`), is written in the same language, and is no sentence (`…を書きました`), no date or
+    number, no lowercase word and no common word."""
+    pairs, named = _letter_pairs(title), _letter_pairs(label)
+    if not pairs or not named or pairs & named or _japanese(title) != _japanese(label):
+        return False
+    if _NO_TITLE_RE.search(label) or _SENTENCE_END_RE.search(label) or _POLITE_END_RE.search(label) \
+            or any(ch.isdigit() for ch in label) or label.isascii() and label.islower() and " " not in label \
+            or general_zipf(label) >= COMMON_LABEL_ZIPF:
+        return False  # a sentence, a date or number, a lowercase word (`pdf`), a common word (`設定`)
+    return sum(vocabulary[pair] >= TITLE_GRAM_TITLES for pair in pairs) >= SITE_WORDED_SHARE * len(pairs)
+
+
+_POLITE_END_RE = re.compile(r"(?:ました|ます|です|でした|ません)[。!！?？]?$")
+COMMON_LABEL_ZIPF = 5.0  # a label this common a word (設定 5.2) names no one page
 
 
 _TITLE_SEPARATORS = frozenset("-–—|｜:：/／・~～>＞»")

@@ -65,7 +65,7 @@ def page_links(html: str, path: str, pages: set[str]) -> list[tuple[str, str]]:
 
 def link_refs(html: str) -> list[tuple[str, str]]:
     """(href, link text) of each link of `html` that may lead to a page of its site (no anchor, mail, script or
-    other site), its query and fragment cut; a link around an image counts by the image's alt text."""
+    other site), its query cut (its `#fragment` kept); a link around an image counts by the image's alt text."""
     out = []
     for attrs, inner in _A_RE.findall(html):
         found = _HREF_RE.search(attrs)
@@ -75,7 +75,7 @@ def link_refs(html: str) -> list[tuple[str, str]]:
         if not href or href.startswith(("#", "mailto:", "javascript:")) or re.match(r"^[a-z][a-z0-9+.-]*://", href,
                                                                                    re.IGNORECASE):
             continue
-        href = re.split(r"[#?]", href, maxsplit=1)[0]
+        href = re.sub(r"\?[^#]*", "", href)  # the query cut; the fragment kept (a link to a part of a page)
         lines = [htmllib.unescape(_TAG_RE.sub(" ", part)) for part in _BLOCK_RE.split(inner)]
         text = next((line for line in lines if clean_label(line)), "")  # `<h5>Publications</h5>Books, tapes…`
         if not text and not "".join(lines).strip():
@@ -88,7 +88,8 @@ def link_refs(html: str) -> list[tuple[str, str]]:
 def resolved_links(refs: list[tuple[str, str]], path: str, pages: set[str]) -> list[tuple[str, str]]:
     """link_refs of the page at `path` as (target page path, link text), those leading to another page of `pages`."""
     base = posixpath.dirname(path)
-    return [(target, text) for href, text in refs if (target := resolve(base, href, pages)) and target != path]
+    return [(target, text) for href, text in refs if (target := resolve(base, href.split("#", 1)[0], pages))
+            and target != path]
 
 
 def resolve(base: str, href: str, pages: set[str]) -> str:

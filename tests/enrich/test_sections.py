@@ -114,7 +114,7 @@ def test_page_links_resolve_folders_and_read_the_first_line_of_a_block_link():
 def test_link_refs_are_read_without_the_site_and_resolved_against_it_later():
     html = '<a href="b.htm#s">Bio</a><a href="a.htm">self</a><a href="gone.htm">Gone</a><a href="//x/">Elsewhere</a>'
     refs = link_refs(html)
-    assert refs == [("b.htm", "Bio"), ("a.htm", "self"), ("gone.htm", "Gone"), ("//x/", "Elsewhere")]
+    assert refs == [("b.htm#s", "Bio"), ("a.htm", "self"), ("gone.htm", "Gone"), ("//x/", "Elsewhere")]
     assert resolved_links(refs, "diary/a.htm", {"diary/a.htm", "diary/b.htm"}) == [("diary/b.htm", "Bio")]
 
 

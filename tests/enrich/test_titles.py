@@ -90,3 +90,38 @@ def test_the_sites_links_name_a_page_unless_the_label_is_navigation_or_a_date():
     assert linked_name(Counter({"戻る": 5, "航空写真": 1}), spread) == "航空写真"
     assert linked_name(Counter({"7": 3, "2013-10-26": 2}), spread) == ""
     assert linked_name(None, spread) == ""
+
+
+def test_a_variant_of_the_sites_name_as_title_gives_way_to_what_the_sites_links_call_the_page():
+    """Issue 24 (blind reading, seed 1207): a school titles its applet demos with variants of its own name
+    (`パソコンクラブ四日市`, `四日市のパソコンスクール`, `ＨＴパソコン教室`); its contents page links each by what it
+    shows (`蓮の開花`)."""
+    from siterag.enrich.metadata import renamed_by_links, title_vocabulary
+
+    vocabulary = title_vocabulary([
+        "パソコンクラブ四日市", "四日市のパソコンスクール", "ＨＴパソコン教室", "パソコン教室四日市",
+        "パソコンスクール四日市", "四日市パソコン教室", "ＨＲＴＡＪパソコン教室", "温室", "航空写真"])
+    assert renamed_by_links("パソコンクラブ四日市", "蓮の開花", vocabulary)
+    assert renamed_by_links("ＨＴパソコン教室", "ネオンテトラの水槽", vocabulary)
+    assert not renamed_by_links("温室", "我が家の温室", vocabulary)  # the page's own title: not the site's words
+    assert not renamed_by_links("パソコン教室四日市", "教室システム", vocabulary)  # it shares words: a part of it
+    assert not renamed_by_links("パソコン教室四日市", "Flash movie", vocabulary)  # another language
+    for label in ("設定", "2004.9.17 日( 金)", "説明を書きました", "pdf"):  # common, a date, a sentence, a word
+        assert not renamed_by_links("パソコン教室四日市", label, vocabulary), label
+
+
+def test_a_link_to_a_part_of_a_page_does_not_name_the_page(tmp_path):
+    """`essays.htm#naturalized` labels one essay of the page, not the page."""
+    from siterag.enrich.corpus import read_doc
+    from siterag.enrich.enrich import enrich_site
+    from tests.enrich.test_enrich import site_config
+    from tests.enrich.test_sections import make_html_site
+
+    body = "一つ目の随筆です。\n\n二つ目の随筆です。"
+    pages = {"index.htm": ('<title>ホーム</title><a href="essays.htm#two">帰化植物と外国人差別</a>', "ようこそ。"),
+             "about.htm": ('<title>紹介</title><a href="essays.htm#two">帰化植物と外国人差別</a>', "紹介です。"),
+             "essays.htm": ("<title>untitled</title>", body)}
+    layout = make_html_site(tmp_path, pages)
+    enrich_site(layout, site_config(), {"index.md", "about.md", "essays.md"})
+    fields, _ = read_doc(layout.corpus / "essays.md")
+    assert fields["title"] != "帰化植物と外国人差別"
