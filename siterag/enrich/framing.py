@@ -202,6 +202,32 @@ def contents_summary(body: str, ja: bool, index: bool = False) -> str:
     return f"{len(items)} items: {shown}" + (" …" if len(items) > LIST_SHOWN else "")
 
 
+_SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
+_FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|mp3|mid|wav|pdf|zip|lzh|exe)$", re.IGNORECASE)
+
+
+def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN) -> str:
+    """An index page laid out in a table or a paragraph: the pages it leads to, named by its links' labels
+    (`9項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか`; the first `shown`), CONTENTS_ITEMS or more distinct ones
+    (no file's name); else ''."""
+    labels: dict[str, None] = {}
+    for label, target in _SITE_LINK_RE.findall(body):
+        text = " ".join(summary_source(_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
+        if sum(map(str.isalpha, text)) >= 2 and len(text) <= CONTENTS_CHARS and not _FILE_RE.search(target) \
+                and not _FILE_NAME_RE.search(text):
+            labels[text] = None
+    if len(labels) < CONTENTS_ITEMS:
+        return ""
+    items = [_clip(t) for t in labels]
+    listed = " / ".join(items[:shown])
+    if ja:
+        return f"{len(items)}項目: {listed}" + (" ほか" if len(items) > shown else "")
+    return f"{len(items)} items: {listed}" + (" …" if len(items) > shown else "")
+
+
+_FILE_NAME_RE = re.compile(r"^[\w.-]+\.[a-z]{2,5}$", re.IGNORECASE)  # a label that is a file's name: BDFgrey.html
+
+
 def _clip(text: str, chars: int = ITEM_CHARS) -> str:
     """`text` cut to `chars` with `…`, after a whole word where it has spaces near the cut."""
     if len(text) <= chars:
@@ -227,6 +253,15 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     nothing else to say."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
+    if kind == "index" and not contents_summary(body, is_japanese(title + body[:2000]), True):
+        ja = is_japanese(f"{title}{section}{body[:2000]}")
+        frame = page_frame(title, kind, section, body, sure, ja)
+        for shown in range(LIST_SHOWN, 0, -1):  # a contents table: the pages it leads to, not its cells' text
+            linked = linked_summary(body, ja, shown)
+            if not linked or (out := framed(linked, frame, ja)):
+                break
+        if linked:
+            return out or linked
     composed = composed_summary(body, title, lead, topics, kind)
     if composed:
         return composed

@@ -145,3 +145,21 @@ def test_a_title_with_its_own_brackets_is_framed_in_double_ones_and_a_colloquial
     assert page_frame("映画評「AI」", "review", "") == "『映画評「AI」』（レビュー）"
     assert leans_back("なので、自宅でパソコン触ってません。") and leans_back("と言うか、自宅で仕事してます。")
     assert not leans_back("ななかまどの実が赤くなりました。")
+
+
+def test_a_contents_table_is_summed_up_by_the_pages_it_leads_to():
+    """Issue 24 (blind reading, seed 1207): a contents page laid out as a table was summed up by its cells
+    (`表、15行（列: 邪魔な画像をクリックして…）: HIROSHITANAKA / … / あ`), not by the pages it leads to."""
+    from siterag.enrich.framing import linked_summary
+
+    rows = ["| 邪魔な画像をクリックして目次をご覧下さい |  |  |", "|---|---|---|", "| **HIROSHITANAKA** |  | あ |",
+            "| 002 | [蓮の開花](newpage002.htm) | パソコンクラブ |",
+            "| 003 | [産めよ増やせよ](newpage005.htm) | 四日市 |",
+            "| 004 | [渡り鳥](newpage003.htm) | [渡り鳥](newpage003.htm) |",
+            "| 006 | [タイタニック](newpage006.htm) | x |",
+            "| 007 | [![](a.gif)](big.jpg) [BDFgrey.html](BDFgrey.html) [外](http://e.jp/) |  |  |"]
+    body = "\n".join(rows)
+    assert linked_summary(body, True) == "4項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか"
+    summary = page_summary(body, [], [], [], set(), "きれいな雛形", "index")
+    assert summary == "「きれいな雛形」（目次）: 4項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか"
+    assert linked_summary("\n".join(rows[:5]), True) == ""  # two pages: no contents
