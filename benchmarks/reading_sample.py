@@ -10,7 +10,11 @@
 the given checkout on each site. `sample` draws with random.Random(seed), one generator, sites in the order
 given, rng.sample(sorted corpus paths of the first data dir, 12); writes NN.txt per document (the two versions'
 title, date, lastmod, tags, summary, kind, category, section; the body; the original page rendered to text with
-lxml from the normalized copy) and key.json (which of A/B is which: open it after judging).
+lxml from the normalized copy) and key.json (which of A/B is which: open it after judging). `--exclude
+KEY.json` leaves out the pages of an earlier sample (pages read while tuning), so a new reading is of unseen ones:
+
+    .venv/bin/python benchmarks/reading_sample.py sample B A /tmp/judge/s1208 --seed 1208 \\
+        --exclude /tmp/judge/s1207/key.json
 """
 
 from __future__ import annotations
@@ -67,14 +71,21 @@ def render(path: Path) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ...], per_site: int = 12) -> None:
+def seen_pages(keys: list[Path]) -> set[tuple[str, str]]:
+    """(site, corpus path) of every document of earlier samples (their key.json): pages the tuning has read."""
+    return {(v["site"], v["rel"]) for key in keys for v in json.loads(key.read_text(encoding="utf-8")).values()}
+
+
+def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ...], per_site: int = 12,
+           exclude: set[tuple[str, str]] = frozenset()) -> None:
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     key: dict[str, dict] = {}
     n = 0
     for site in sites:
         root = before / "corpus" / site
-        for rel in rng.sample(sorted(str(p.relative_to(root)) for p in root.rglob("*.md")), per_site):
+        pool = sorted(rel for p in root.rglob("*.md") if (site, rel := str(p.relative_to(root))) not in exclude)
+        for rel in rng.sample(pool, per_site):
             n += 1
             old, body = _front(root / rel)
             new_path = after / "corpus" / site / rel
@@ -110,6 +121,8 @@ def main() -> int:
     s.add_argument("after", type=Path)
     s.add_argument("out", type=Path)
     s.add_argument("--seed", type=int, default=1206)
+    s.add_argument("--exclude", type=Path, action="append", default=[],
+                   help="an earlier sample's key.json: its pages are not drawn again (repeatable)")
     for p in (b, s):
         p.add_argument("--sites", default=",".join(SITES))
     args = ap.parse_args()
@@ -117,7 +130,7 @@ def main() -> int:
     if args.command == "build":
         build(args.checkout.resolve(), args.out, sites)
     else:
-        sample(args.before, args.after, args.out, args.seed, sites)
+        sample(args.before, args.after, args.out, args.seed, sites, exclude=seen_pages(args.exclude))
     return 0
 
 
