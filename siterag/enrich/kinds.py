@@ -131,8 +131,10 @@ OFFER_RE = re.compile(r"料金|受講料|授業料|月謝|入会金|会費|価�
 OFFER_PRICES, OFFER_WORDS = 2, 3  # an offer names amounts at least this often, or its words this often and
 OFFER_DENSITY = 2  # this often per 1,000 characters
 # A page whose content is a program or a player: an applet, a Flash movie, a video (the file it plays)
+# a player, or IE's HTML+TIME animation markup (`<t:animate>`, `<t:animateMotion>`: pictures moved on a timeline)
 _PLAYER_RE = re.compile(r"<applet\b|<video\b|<(?:embed|object)\b[^>]*?(?:\.(?:swf|dcr|class|jar|avi|mpe?g|mov|wmv|"
-                        r"asf|rm|mp4|flv|webm)\b|shockwave|flash|d27cdb6e|video)", re.IGNORECASE | re.DOTALL)
+                        r"asf|rm|mp4|flv|webm)\b|shockwave|flash|d27cdb6e|video)|<t:(?:animate\w*|set|seq|par|"
+                        r"transitionfilter)\b", re.IGNORECASE | re.DOTALL)
 # a recording to play or a video to watch, linked from the page (`[![](speaker.jpg)](audio/01.mp3)`)
 _MEDIA_FILE_RE = re.compile(r"\.(?:mp3|m4a|aac|ogg|oga|wav|wma|aiff?|au|mid|midi|ra|ram|rm|mp4|m4v|mov|avi|wmv|"
                             r"mpe?g|flv|webm|swf)$", re.IGNORECASE)
@@ -302,8 +304,8 @@ def structural_kind(st: Structure) -> str:
     if st.images >= 3 and (st.images * 2 >= n or st.images * 4 >= n and st.text_chars < 100 * st.images) \
             and not (manual_like(st) and st.prose >= st.images):  # screenshots in a manual's steps
         return "photos"
-    if st.images and st.text_chars < 120 and not linked:  # one picture and its caption
-        return "photos"
+    if st.images and st.text_chars < 120 and not linked and not st.fields:  # one picture and its caption (not
+        return "photos"  # a form's heading picture)
     if st.entries >= 2:
         return "diary"
     if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:

@@ -35,6 +35,7 @@ _SENTENCE_PUNCT_RE = re.compile(r"[、。，．,;；!?！？()（）［］＜＞
 _IDENTIFIER_RE = re.compile(r"^[a-z]{2,}[A-Z]|^[a-z]+[A-Z][a-z]+[A-Z]|_|^[a-z]+\d|\d[a-z]{3,}$")
 _ORDINAL_RE = re.compile(r"\b\d+(?:st|nd|rd|th)s?\b|^\d+[A-Z]$"
                          r"|^\d+(?:mm|cm|m|kg|g|rpm|mhz|ghz|khz|hz|kb|mb|gb|v|w|ah)$", re.IGNORECASE)  # 400RPM, 25mm
+_QUESTION_COUNT_RE = re.compile(r"何[回本人個枚度年月日時分件台冊杯匹頭羽]")  # how many …? (not 幾何学)
 _POSSESSIVE_RE = re.compile(r"['’]s?$")
 _JOIN_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９ー･]")
 _VERB_FORM_RE = re.compile(r"..(?:ly|ed|ing)$")
@@ -152,6 +153,8 @@ def weak_name(name: str) -> str:
 def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
     if _ja_verb(term):
         return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
+    if _QUESTION_COUNT_RE.search(term):
+        return "question"  # クリック何回 of `クリック何回まで出来るでしょうか`: a question's words
     parts = ja_parts(term)
     if len(parts) == 2 and tf < COMPOUND_TF + 1 and min(general_zipf(p) for p, _ in parts) >= EN_COMMON_ZIPF \
             and not in_subject:

@@ -77,6 +77,20 @@ def test_a_track_list_of_recordings_a_short_script_notes_and_the_sites_descripti
     assert named_kind("このソフトの説明") == ""  # a program's description is no page about the site
 
 
+def test_html_time_animation_is_media_and_a_form_under_a_picture_is_no_photo():
+    """Issue 24 (blind reading, seed 1208): a lotus opening animated with IE's HTML+TIME (`<t:animate>`) was
+    `photos`; a contact form under its heading picture was `photos`."""
+    from siterag.enrich.kinds import decide
+
+    body = "**ゆっくりと見ていて下さい**\n\n" + " ".join(f"![](ha/hasu{i}.gif)" for i in range(6))
+    html = '<t:animateMotion id=m1 from="0,0" targetElement="a"/><t:animate id=large11 attributeName="width"/>'
+    assert decide(structure(body, html)) == "media"
+    assert decide(structure(body)) == "photos"  # the same pictures without the animation
+    form = "![](mail.gif)\n\n- お名前\n- メールアドレス\n\n送信してください。"
+    fields = '<input type="text" name="name"><input type="text" name="mail"><textarea name="body"></textarea>'
+    assert decide(structure(form, fields)) == "other" and decide(structure(form)) == "photos"
+
+
 class _Fake:
     """An embedder that knows two words: a page about a film is near the review description."""
 

@@ -153,3 +153,25 @@ def test_a_phone_number_a_verb_and_a_possessive_are_no_tags_even_in_a_heading():
         assert weak_term("Husband’s", 3, subject) == "possessive"
     for term in ("DDR3-1600", "iPhone5", "Excel2003", "行方不明", "ふるさと"):
         assert weak_term(term, 3, True) == "", term
+
+
+def test_a_how_many_question_is_no_tag_but_geometry_is():
+    """Issue 24 (blind reading, seed 1208): `クリック何回` of `クリック何回まで出来るでしょうか` was a tag."""
+    assert weak_term("クリック何回", 3, True) == "question" and weak_term("何本", 3, True) == "question"
+    assert weak_term("幾何学", 3, True) == ""
+
+
+def test_the_sites_own_name_is_no_tag():
+    """Issue 24 (blind reading, seed 1208): `ＨＲＴＡＪ` (the site's name, width-folded) and `TANAKAHIROSHI` (its
+    home page's <title>) were tags of its pages."""
+    from siterag.enrich.enrich import SiteStats, machine_fields, own_site_names
+
+    own = own_site_names("hrtaj", ["tanakahiroshi", "untitled"])
+    assert own == {"hrtaj", "tanakahiroshi"}
+    body = ("# 出産限度数\n\nＨＲＴＡＪ ＨＲＴＡＪ ＨＲＴＡＪ の教室です。TANAKAHIROSHI TANAKAHIROSHI が作りました。"
+            "出産限度数 出産限度数 を決めるゲーム。")
+    stats = SiteStats(docs=10)
+    with_names = machine_fields(body, "出産限度数", stats)["tags"]
+    assert {"ＨＲＴＡＪ", "TANAKAHIROSHI"} & set(with_names)  # the page does say them (else the test shows nothing)
+    tags = machine_fields(body, "出産限度数", stats, site_own=own)["tags"]
+    assert "ＨＲＴＡＪ" not in tags and "TANAKAHIROSHI" not in tags and "出産限度数" in tags
