@@ -60,7 +60,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_source,
 )
 from siterag.enrich.tagclass import fold
-from siterag.enrich.tagterms import name_like, quoted_names
+from siterag.enrich.tagterms import general_zipf, name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
 
@@ -160,6 +160,18 @@ class SiteStats:
                 out.add(s)
         return out
 
+    def a_word(self, term: str) -> bool:
+        """Whether a capitalised English word (`Conquest`, `Circumcised`, `APPENDIX`) is a word the site writes in
+        lowercase somewhere (a heading's or a sentence start's capital), not a name it always capitalises (`Tess`,
+        `Swindon`, `Kyoto`, `NASA`): a known word (Zipf ≥ SITE_WORD_ZIPF) that at least 1 in LOWER_SHARE of the
+        site's pages holding it write in lowercase (a name is lowercase in a stray place or two)."""
+        shape = term[1:].islower() or term.isupper() and len(term) >= SHOUTED_CHARS  # `Conquest`, `APPENDIX`
+        if not (term.isascii() and term.isalpha() and term[:1].isupper() and shape
+                and general_zipf(term.lower()) >= SITE_WORD_ZIPF):
+            return False
+        lower = self.df.get(lower_key(term.lower()), 0)  # pages writing it in lowercase, of the pages holding it
+        return lower >= 1 and lower * LOWER_SHARE >= self.df.get(term_key(term), 1)
+
     def repeated(self, lines: list[str]) -> set[str]:
         """Those of a page's short lines (PageFacts.lines) that BOILER_DOCS or more pages of the site hold: its
         menus, notices, footers (`クリックすると拡大します。`, `TOP weblog TIPS`): their words are the site's."""
@@ -167,6 +179,9 @@ class SiteStats:
 
 
 BOILER_DOCS = 3
+SITE_WORD_ZIPF = 2.0  # a word in wordfreq's English lists at least this often (a name may be rarer)
+LOWER_SHARE = 2
+SHOUTED_CHARS = 5  # a word in capitals this long is a heading's word (APPENDIX), a shorter one an acronym (JST)
 LINE_CHARS = 80  # a longer line is a paragraph of the page's own, never the site's boilerplate
 
 
@@ -202,8 +217,20 @@ class DocSummary:
 
 
 def doc_summary(terms: PageTerms, sentences: list[str], lines: list[str] = ()) -> DocSummary:
-    """Term keys and sentence keys of one page (its short lines' keys, line_key, among the sentence keys)."""
-    return DocSummary(sorted(terms.counts), sorted({sentence_key(s) for s in sentences} | {line_key(x) for x in lines}))
+    """Term keys and sentence keys of one page (its short lines' keys, line_key, among the sentence keys; the
+    English words its sentences write in lowercase, lower_key, among the term keys)."""
+    lowered = {lower_key(w) for s in sentences for w in _LOWER_WORD_RE.findall(_ADDRESS_RE.sub(" ", s))}
+    return DocSummary(sorted(set(terms.counts) | lowered),
+                      sorted({sentence_key(s) for s in sentences} | {line_key(x) for x in lines}))
+
+
+_LOWER_WORD_RE = re.compile(r"(?<![\w’'./@:-])[a-z]{3,}(?![\w’'/@-]|[.:]\w)")  # a word, not a file's or host's
+_ADDRESS_RE = re.compile(r"\S*(?:://|www\.|@|\.(?:com|jp|org|net|html?)\b)\S*|`[^`]*`")  # addresses, code
+
+
+def lower_key(word: str) -> str:
+    """What an English word written in lowercase counts by in SiteStats.df (apart from terms)."""
+    return "\x00lower\x00" + word
 
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
@@ -226,7 +253,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
     scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
-              if fold(t) not in site_own]
+              if fold(t) not in site_own and not stats.a_word(t)]
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)

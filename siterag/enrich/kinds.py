@@ -138,6 +138,15 @@ _PLAYER_RE = re.compile(r"<applet\b|<video\b|<(?:embed|object)\b[^>]*?(?:\.(?:sw
 # a recording to play or a video to watch, linked from the page (`[![](speaker.jpg)](audio/01.mp3)`)
 _MEDIA_FILE_RE = re.compile(r"\.(?:mp3|m4a|aac|ogg|oga|wav|wma|aiff?|au|mid|midi|ra|ram|rm|mp4|m4v|mov|avi|wmv|"
                             r"mpe?g|flv|webm|swf)$", re.IGNORECASE)
+# a recording played in a player shown on the page (a size, no `hidden`): not the background music of many pages
+_EMBED_TAG_RE = re.compile(r"<(?:embed|object)\b[^>]*>", re.IGNORECASE)
+_AUDIO_RE = re.compile(r"\.(?:mp3|wma|wav|mid|midi|ra|ram|m4a|ogg)\b|x-mplayer2|audio/|mediaplayer", re.IGNORECASE)
+_HIDDEN_RE = re.compile(r"\bhidden\s*=\s*[\"']?(?:true|yes|1)", re.IGNORECASE)
+_SIZE_RE = re.compile(r"\b(?:width|height)\s*=\s*[\"']?(\d+)", re.IGNORECASE)
+PLAYER_PIXELS = 20  # a player this wide and high at least is shown
+# a video from a video site in a frame (`<iframe src="http://www.youtube.com/embed/…">`)
+_VIDEO_FRAME_RE = re.compile(r"<iframe\b[^>]*\bsrc\s*=\s*[\"']?[^\"'>\s]*(?:youtube\.com|youtu\.be|vimeo\.com|"
+                             r"nicovideo\.jp|dailymotion\.com|ustream\.tv)", re.IGNORECASE)
 _MARQUEE_RE = re.compile(r"<marquee\b[^>]*>(.*?)(?:</marquee\s*>|$)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]*>")
 _FIELD_TAG_RE = re.compile(r"<(?:textarea|select)\b|"  # what a reader fills in: not hidden fields, not buttons
@@ -146,7 +155,7 @@ MARQUEES = 3  # scrolling text this often is an animation, not one ticker
 # a script that animates or follows the mouse (not a menu's rollover images): a page's effect
 _ANIMATE_RE = re.compile(r"setTimeout|setInterval|requestAnimationFrame|mousemove|clientX|pageX", re.IGNORECASE)
 _SCRIPT_RE = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
-SCRIPT_CHARS, SCRIPT_SHARE = 1500, 5  # a page that is its script: this much inline script, this times its text
+SCRIPT_CHARS, SCRIPT_SHARE = 600, 5  # a page that is its script: this much inline script, this times its text
 MEDIA_TEXT = 300  # a page with a player and less running text than this is the player's page
 ANNOTATED_LINKS, ANNOTATED_CHARS = 8, 120  # a list of this many links, each with under this much text about it
 LONG_TEXT = 1000  # a table beside this much running text, most of the page, is in an essay
@@ -202,7 +211,9 @@ def program(html: str) -> tuple[int, int, int, int]:
     of (an applet, a Flash movie, a video, MARQUEES or more scrolling texts, a script's effect on a timer or the
     mouse), and the fields of a form."""
     marquees = _MARQUEE_RE.findall(html) if len(_MARQUEE_RE.findall(html)) >= MARQUEES else []
-    return (len(_PLAYER_RE.findall(html)) + len(marquees),
+    shown = sum(1 for tag in _EMBED_TAG_RE.findall(html) if _AUDIO_RE.search(tag) and not _HIDDEN_RE.search(tag)
+                and all(int(n) >= PLAYER_PIXELS for n in _SIZE_RE.findall(tag)))  # a player shown, not a BGM
+    return (len(_PLAYER_RE.findall(html)) + len(marquees) + shown + len(_VIDEO_FRAME_RE.findall(html)),
             sum(len(m.group(1).strip()) for m in _SCRIPT_RE.finditer(html) if _ANIMATE_RE.search(m.group(1))),
             sum(len("".join(_TAG_RE.sub("", text).split())) for text in marquees), len(_FIELD_TAG_RE.findall(html)))
 
@@ -360,7 +371,7 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -
     if found in ("index", "links", "diary"):
         return found
     if media_like(st):  # an applet, a Flash movie, a script's effect: whatever few images or words it shows
-        return "media"
+        return said if st.entries and said == "diary" else "media"  # (a blog's entry of a video: an entry)
     if found == "photos":
         return found
     if said:

@@ -91,6 +91,23 @@ def test_html_time_animation_is_media_and_a_form_under_a_picture_is_no_photo():
     assert decide(structure(form, fields)) == "other" and decide(structure(form)) == "photos"
 
 
+def test_a_video_frame_a_shown_audio_player_and_a_short_animating_script_are_media_not_background_music():
+    """Issue 24 (blind reading, seed 1208): a video manual (a YouTube frame, a Windows Media player) was `other`;
+    a Titanic sailing by a 900-character timer script was `photos`. A hidden BGM `<embed>` is no player."""
+    from siterag.enrich.kinds import decide, program
+
+    body = "ビデオマニュアルとか\n\nインストールマニュアル\n\n![](logo.gif)"
+    video = '<iframe width="560" height="315" src="http://www.youtube.com/embed/MTDzlQHp4Kk"></iframe>'
+    player = '<embed src="a/99_Bohemian.wma" width="160" height="163" type="application/x-mplayer2">'
+    bgm = '<embed src="bgm.mid" hidden="true" autostart="true">'
+    assert program(video)[0] == 1 and program(player)[0] == 1 and program(bgm)[0] == 0
+    assert decide(structure(body, video)) == decide(structure(body, player)) == "media"
+    script = "<script>function f(){ setInterval('x.phase+=10', 100); }" + " var a = 1;" * 80 + "</script>"
+    assert decide(structure("![](titanic.gif)\n\nゆっくりとご覧下さい。", script)) == "media"
+    entry = "## 2012-12-03 演奏動画 {#2012-12-03}\n\n弾いてみました。"
+    assert decide(structure(entry, video), section="weblog") == "diary"  # a blog's entry of a video: an entry
+
+
 class _Fake:
     """An embedder that knows two words: a page about a film is near the review description."""
 

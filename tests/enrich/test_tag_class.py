@@ -175,3 +175,22 @@ def test_the_sites_own_name_is_no_tag():
     assert {"ＨＲＴＡＪ", "TANAKAHIROSHI"} & set(with_names)  # the page does say them (else the test shows nothing)
     tags = machine_fields(body, "出産限度数", stats, site_own=own)["tags"]
     assert "ＨＲＴＡＪ" not in tags and "TANAKAHIROSHI" not in tags and "出産限度数" in tags
+
+
+def test_a_capitalised_word_the_site_writes_in_lowercase_is_no_name():
+    """Issue 24 (blind reading, seed 1208): `Conquest`, `Circumcised`, `APPENDIX` (a heading's or a sentence
+    start's capitals) were tags; a name the site always capitalises (`Tess`, `Kyoto` save in a stray address or
+    two) stays."""
+    from siterag.enrich.enrich import SiteStats, doc_summary, lower_key
+    from siterag.enrich.keywords import PageTerms
+
+    stats = SiteStats(docs=10)
+    for sentences in (["The conquest of the isles came late."], ["A cession of land; the appendix lists it."],
+                      ["Tess came to tea.", "Mail kyoto@example.jp or see www.kyoto.jp."]):
+        stats.df.update(doc_summary(PageTerms(), sentences).terms)
+    stats.df.update({"conquest": 2, "appendix": 1, "kyoto": 5, "tess": 3})
+    assert stats.df[lower_key("conquest")] == 1 and stats.df[lower_key("kyoto")] == 0  # addresses aside
+    assert stats.a_word("Conquest") and stats.a_word("APPENDIX")
+    assert not stats.a_word("Tess") and not stats.a_word("Kyoto") and not stats.a_word("NASA")
+    stats.df.update([lower_key("kyoto")])  # one page writes `kyoto` of the 5 holding it: still a name
+    assert not stats.a_word("Kyoto")
