@@ -84,8 +84,13 @@ def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ..
     n = 0
     for site in sites:
         root = before / "corpus" / site
-        pool = sorted(rel for p in root.rglob("*.md") if (site, rel := str(p.relative_to(root))) not in exclude)
-        for rel in rng.sample(pool, per_site):
+        every = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
+        pool = [rel for rel in every if (site, rel) not in exclude]
+        drawn = rng.sample(pool, min(per_site, len(pool)))
+        if len(drawn) < per_site:  # a small site read before: the rest from its pages read already (said)
+            drawn += rng.sample([rel for rel in every if (site, rel) in exclude], per_site - len(drawn))
+            print(f"{site}: {len(pool)} unread pages; {per_site - len(pool)} drawn from pages read before")
+        for rel in drawn:
             n += 1
             old, body = _front(root / rel)
             new_path = after / "corpus" / site / rel
