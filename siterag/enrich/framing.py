@@ -195,11 +195,16 @@ def contents_summary(body: str, ja: bool, index: bool = False) -> str:
     numbered = sum(bool(m := _NUMBER_RE.match(t)) and m.group(1) in heads for _, t, _ in best)
     if max(linked, numbered) * 2 < len(best):
         return ""
-    items = [_clip(t) for _, t, _ in best]
-    shown = " / ".join(items[:LIST_SHOWN])
+    return _items([t for _, t, _ in best], ja)
+
+
+def _items(texts: list[str], ja: bool, shown: int = LIST_SHOWN) -> str:
+    """A page's parts named: their count and the first `shown` (`7項目: (1)… / (2)… / (3)… ほか`, `15 items: …`)."""
+    items = [_clip(t) for t in texts]
+    listed = " / ".join(items[:shown])
     if ja:
-        return f"{len(items)}項目: {shown}" + (" ほか" if len(items) > LIST_SHOWN else "")
-    return f"{len(items)} items: {shown}" + (" …" if len(items) > LIST_SHOWN else "")
+        return f"{len(items)}項目: {listed}" + (" ほか" if len(items) > shown else "")
+    return f"{len(items)} items: {listed}" + (" …" if len(items) > shown else "")
 
 
 _SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
@@ -216,13 +221,7 @@ def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN) -> str:
         if sum(map(str.isalpha, text)) >= 2 and len(text) <= CONTENTS_CHARS and not _FILE_RE.search(target) \
                 and not _FILE_NAME_RE.search(text):
             labels[text] = None
-    if len(labels) < CONTENTS_ITEMS:
-        return ""
-    items = [_clip(t) for t in labels]
-    listed = " / ".join(items[:shown])
-    if ja:
-        return f"{len(items)}項目: {listed}" + (" ほか" if len(items) > shown else "")
-    return f"{len(items)} items: {listed}" + (" …" if len(items) > shown else "")
+    return _items(list(labels), ja, shown) if len(labels) >= CONTENTS_ITEMS else ""
 
 
 _FILE_NAME_RE = re.compile(r"^[\w.-]+\.[a-z]{2,5}$", re.IGNORECASE)  # a label that is a file's name: BDFgrey.html
@@ -253,8 +252,8 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     nothing else to say."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
-    if kind == "index" and not contents_summary(body, is_japanese(title + body[:2000]), True):
-        ja = is_japanese(f"{title}{section}{body[:2000]}")
+    ja = is_japanese(f"{title}{section}{body[:2000]}")
+    if kind == "index" and not contents_summary(body, ja, True):
         frame = page_frame(title, kind, section, body, sure, ja)
         for shown in range(LIST_SHOWN, 0, -1):  # a contents table: the pages it leads to, not its cells' text
             linked = linked_summary(body, ja, shown)
@@ -265,7 +264,6 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     composed = composed_summary(body, title, lead, topics, kind)
     if composed:
         return composed
-    ja = is_japanese(f"{title}{section}{body[:2000]}")
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
         return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat
