@@ -66,7 +66,7 @@ JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わ�
 ダウンロード メール 掲示板 カウンター ゲストブック
 Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内
 管理人 管理者 転載 無断転載 転送 訂正 印刷用 トップページ メール送信 相互リンク リンクフリー
-メールアドレス 工事中 準備中 作成中 作業中 調べ中""".split())
+メールアドレス 工事中 準備中 作成中 作業中 調べ中 覚書 覚え書き 補足 メモ まとめ""".split())
 EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
 among an and another any anyone anything are around as at back be became because become been before being below
 between both but by can cannot could did do does doing done down during each either else enough etc even ever every
@@ -93,7 +93,8 @@ saw went sure able true false full sorry thanks thank hope anyone everyone someo
 fig figs fax tel phone pdf ps doc ppt zip lzh kb mb gb pp vol ed eds ibid cf
 somewhere anywhere everywhere nowhere soon info name names it's that's there's here's what's let's i'm i've i'd
 i'll you're you've we're we've they're they've he's she's don't doesn't didn't can't couldn't won't wouldn't isn't
-aren't wasn't weren't haven't hasn't shouldn't webmaster
+aren't wasn't weren't haven't hasn't shouldn't webmaster thy thee thou thine unto ye hath doth
+ctrl alt shift enter esc del backspace guestbook
 """.split())
 # (The last lines: reference and contact abbreviations, file kinds — a paper list's "Fig", "pdf", "Fax" —, vague
 # words and contractions: "somewhere", "it's paces".)
@@ -116,6 +117,15 @@ def _tokenizer():  # noqa: ANN202 - (Dictionary, Tokenizer)
 
         _local.tokenizer = _dictionary().tokenizer(mode=SplitMode.C, fields={"pos"})  # surface + POS only: faster
     return _dictionary(), _local.tokenizer
+
+
+def short_tokenizer():  # noqa: ANN201 - a sudachipy Tokenizer
+    """This thread's Sudachi tokenizer in mode A (short units: 実用性 -> 実用 + 性)."""
+    if not hasattr(_local, "short"):
+        from sudachipy import SplitMode
+
+        _local.short = _dictionary().tokenizer(mode=SplitMode.A, fields={"pos"})
+    return _local.short
 
 
 @lru_cache(maxsize=4096)
@@ -504,7 +514,8 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     for name, parts in (names or {}).items():
         key = term_key(name)
         best = max((by_key[p] for p in parts if p in by_key), default=0.0)
-        if best and key not in by_key and all(p in terms.counts for p in parts) and not weak_name(name):
+        if best and key not in by_key and all(p in terms.counts for p in parts) \
+                and not weak_name(name, in_subject(name, subject)):
             scored.append((name, best * NAME_BOOST, min(terms.first[p] for p in parts)))
     scored.sort(key=lambda s: (-s[1], s[2]))
     return [(s, sc) for s, sc, _ in scored]

@@ -60,6 +60,57 @@ def ja_parts(term: str) -> tuple[tuple[str, bool], ...]:
 
 
 @lru_cache(maxsize=65536)
+def ja_morphemes(term: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(surface, part of speech) of each short unit of a Japanese term (Sudachi mode A: 実用性 -> 実用 + 性)."""
+    from siterag.enrich.keywords import _dictionary, short_tokenizer
+
+    dictionary = _dictionary()
+    return tuple((m.surface(), dictionary.pos_of(m.part_of_speech_id()))
+                 for m in short_tokenizer().tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
+
+
+# What a compound ending in one of these is: a state (メーカー不明, ナレーションなし, 保証期間外, 廃棄予定,
+# 自宅療養中), a scope (対象外, 以下) or an abstract quality or manner (実用性, 出し方, 問題点) — a predicate about
+# something, never the thing a person files the page under. A closed class of Japanese status words and suffixes;
+# 中 only after a verbal noun (療養中, 開催中: in progress; 黒浜中 is a school).
+_STATE_HEADS = frozenset("なし 無し 不明 不要 不可 可能 必要 予定 略 済み 済 以外 未満 以上 以下 程度 等 次第".split())
+_ABSTRACT_SUFFIXES = frozenset("性 方 点 的 外".split())
+# A note about something (Android覚書, ヤフオク補足, iPhoneまとめ): its subject is the something.
+_NOTE_HEADS = frozenset("覚書 覚え書き 補足 メモ まとめ 向け".split())
+# The words of working a screen: what one does (クリック, 表示, 削除, 設定: a manual's step, never its subject)
+# and the generic parts one does it on (画面, メニュー, ウィンドウ: the subject only of the page about that part,
+# FontForge's ファイルメニュー). The rubric's UI words.
+_UI_ACTIONS = frozenset("クリック ダブルクリック 押下 タップ ドラッグ スクロール 表示 選択 入力 削除 追加 変更 設定"
+                        " 貼り付け".split())
+_UI_PARTS = frozenset("画面 ウィンドウ ウインドウ メニュー ボタン アイコン".split())
+
+
+def ja_phrase_kind(term: str, in_subject: bool = False, name: bool = False) -> str:
+    """Why a Japanese term is a phrase about something rather than a name of it, or '': 'state' (its last unit is
+    a status word, an abstract suffix or a note's word: メーカー不明, 実用性, 出し方, Android覚書; one word of the
+    dictionary, 行方不明, only outside the page's title and headings), 'modifier' (a unit
+    is a determiner: 同じウィンドウ), 'ui' (it is, or ends in, a word of working a screen: ダブルクリック, 反転表示,
+    VSTインスツルメントの設定; a screen's part, プルダウンメニュー, unless in the page's title or headings). A whole
+    `name` (a title, a link's label) of the form X の Y may end in an abstract suffix: 急須の選び方 names a page."""
+    units = ja_morphemes(term)
+    if not units:
+        return ""
+    last, last_pos = units[-1]
+    lexical = in_subject and len(ja_parts(term)) == 1  # 行方不明 as a heading: one word, a story's title
+    suffix = last in _ABSTRACT_SUFFIXES and last_pos[0] in ("接尾辞", "名詞") and not (name and "の" in term)
+    in_progress = last == "中" and units[-2][1][2].startswith("サ変") if len(units) >= 2 else False
+    if len(units) >= 2 and not lexical and (last in _STATE_HEADS or last in _NOTE_HEADS or suffix or in_progress):
+        return "state"
+    if len(units) >= 2 and any(pos[0] == "連体詞" for _, pos in units):
+        return "modifier"
+    whole = unicodedata.normalize("NFKC", term)
+    heads = _UI_ACTIONS if in_subject else _UI_ACTIONS | _UI_PARTS
+    if any(whole.endswith(h) for h in heads):
+        return "ui"
+    return ""
+
+
+@lru_cache(maxsize=65536)
 def _ja_verb(term: str) -> bool:
     """Whether Sudachi reads `term` alone as one verb or adjective (越え, 重い), not a noun."""
     from siterag.enrich.keywords import _tokenizer
@@ -122,6 +173,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     not a name: `Vindicated`, `Pictorial`)."""
     if fragment(term, text):
         return "fragment"
+    if " " in term and _cut_at_abbreviation(term, text):
+        return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
     if _JA_RE.search(term) and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
             and len(_join_neighbours(term, text)) < 2:
         return "common word"  # 平面, コンクール: said a few times, never the head of the page's compounds
@@ -139,14 +192,29 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     return ""
 
 
-def weak_name(name: str) -> str:
-    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a repeated word, an
+_TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
+
+
+def _cut_at_abbreviation(term: str, text: str) -> bool:
+    """Whether an English phrase ends, wherever the page writes it, in an abbreviated title and a full stop
+    (Mr., Gen., Bro.): the name that follows was cut off (`Kyoto Univ.`, `Printing Co.` end a name and stay)."""
+    if not _TITLE_BEFORE_NAME_RE.fullmatch(term.rsplit(" ", 1)[-1]):
+        return False
+    after = [text[m.end():m.end() + 1] for m in re.finditer(rf"(?<![\w’']){re.escape(term)}(?![\w’'])", text)]
+    return bool(after) and all(a == "." for a in after)
+
+
+def weak_name(name: str, in_subject: bool = True) -> str:
+    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a repeated word, a
+    Japanese phrase about something (ja_phrase_kind; `in_subject`: the name is in the page's title or headings), an
     English phrase that is no name (`Gyrobot finished Mk I`, `Lathe area - Machining Workshop`)."""
     if _SENTENCE_PUNCT_RE.search(name.rstrip(".")):
         return "sentence"
     words = name.split()
     if len(words) != len({w.casefold() for w in words}):
         return "repeated"
+    if _JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
+        return phrase  # VSTインスツルメントの設定: a manual's step, whole or not
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
 
@@ -155,6 +223,8 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
         return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
     if _QUESTION_COUNT_RE.search(term):
         return "question"  # クリック何回 of `クリック何回まで出来るでしょうか`: a question's words
+    if phrase := ja_phrase_kind(term, in_subject):
+        return phrase
     parts = ja_parts(term)
     if len(parts) == 2 and tf < COMPOUND_TF + 1 and min(general_zipf(p) for p, _ in parts) >= EN_COMMON_ZIPF \
             and not in_subject:
@@ -268,6 +338,9 @@ def fragment(term: str, text: str) -> bool:
 
 
 def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
+    nexts = [nxt for _, e in spots if (nxt := text[e:e + 3].lstrip(" \u3000\n")[:1])]
+    if nexts and all(nxt in _NO_WORD_START for nxt in nexts):
+        return True  # ネットニ of `ネットニ ュース`, wrapped by a space: no word starts with ュ
     for side in (0, 1):
         near = {text[s - 1] if side == 0 and s > 0 else text[e] if side == 1 and e < len(text) else ""
                 for s, e in spots}

@@ -194,3 +194,56 @@ def test_a_capitalised_word_the_site_writes_in_lowercase_is_no_name():
     assert not stats.a_word("Tess") and not stats.a_word("Kyoto") and not stats.a_word("NASA")
     stats.df.update([lower_key("kyoto")])  # one page writes `kyoto` of the 5 holding it: still a name
     assert not stats.a_word("Kyoto")
+
+
+@pytest.mark.parametrize("term", ["メーカー不明", "ナレーションなし", "保証期間外", "廃棄予定", "自宅療養中",
+                                  "Android覚書", "ヤフオク補足"])
+def test_a_compound_ending_in_a_state_or_a_notes_word_is_no_tag_even_in_the_title(term):
+    assert weak_term(term, 3, False), term
+    assert weak_term(term, 3, True), term
+
+
+@pytest.mark.parametrize("term", ["実用性", "出し方", "問題点", "対象外", "行方不明"])
+def test_a_dictionary_word_of_a_state_or_a_manner_is_a_tag_only_as_the_pages_title(term):
+    assert weak_term(term, 3, False), term
+
+
+@pytest.mark.parametrize("term", ["反転表示", "ダブルクリック", "スペースキー押下", "パスワード変更", "同じウィンドウ"])
+def test_a_step_of_working_a_screen_is_no_tag(term):
+    assert weak_term(term, 3, False), term
+    assert weak_term(term, 3, True), term  # a heading `VSTインスツルメントの設定` is a step too
+    assert weak_name("VSTインスツルメントの設定", True)
+
+
+def test_a_works_name_may_end_in_an_abstract_suffix():
+    assert weak_term("急須の選び方", 3, False) and not weak_name("急須の選び方", False)
+
+
+def test_a_screens_part_is_a_tag_only_on_the_page_about_it():
+    assert weak_term("プルダウンメニュー", 3, False)
+    assert not weak_term("ファイルメニュー", 3, True)  # FontForge's page on its File menu
+
+
+@pytest.mark.parametrize("term", ["黒浜中", "ランレングス符号化", "可視化", "ユニバーサルデザイン",
+                                  "ビューティフルライフ", "神奈川県立深沢高等学校", "シンドラーのリスト", "遠隔操作",
+                                  "雨水再利用貯水タンク"])
+def test_names_with_suffixes_adjectives_or_verbal_nouns_stay(term):
+    assert not weak_term(term, 3, False), term
+
+
+def test_a_phrase_cut_at_a_title_before_a_name_is_a_fragment():
+    text = "In Geography Mr. Whalley gave us a film. Later in Geography Mr. Kay took us."
+    assert weak_in_text("Geography Mr", text)
+    assert not weak_in_text("Covenant Publishing Co", "Printed by Covenant Publishing Co. in London.")
+
+
+def test_a_word_wrapped_by_a_space_before_a_small_kana_is_a_fragment():
+    assert fragment("ネットニ", "投稿したりする（ネットニ ュース） このほかに")
+    assert not fragment("ニュース", "ニュースを読む")
+
+
+def test_archaic_pronouns_break_english_phrases():
+    from siterag.enrich.keywords import english_terms
+
+    assert not any("thy" in t.casefold().split() or "unto" in t.split() for t in
+                   english_terms("O Lord, endue Thy ministers with righteousness. The singers unto the Lord."))
