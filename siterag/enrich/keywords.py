@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from siterag.enrich.tagclass import (
     MAX_CONFIDENT,
+    NOTE_WORDS,
     RELATIVE_SCORE,
     fragment,
     in_subject,
@@ -66,7 +67,7 @@ JA_STOP = frozenset("""こと もの ため よう ところ とき ほう わ�
 ダウンロード メール 掲示板 カウンター ゲストブック
 Eメール 電子メール 申込書 申込み 申し込み 申込 問い合わせ 問合せ 連絡先 送信 受付 注意 詳細 案内
 管理人 管理者 転載 無断転載 転送 訂正 印刷用 トップページ メール送信 相互リンク リンクフリー
-メールアドレス 工事中 準備中 作成中 作業中 調べ中 覚書 覚え書き 補足 メモ まとめ""".split())
+メールアドレス 工事中 準備中 作成中 作業中 調べ中""".split()) | NOTE_WORDS
 EN_STOP = frozenset("""a about above across after again against all almost along already also although always am
 among an and another any anyone anything are around as at back be became because become been before being below
 between both but by can cannot could did do does doing done down during each either else enough etc even ever every

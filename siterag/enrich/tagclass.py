@@ -75,8 +75,10 @@ def ja_morphemes(term: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 # 中 only after a verbal noun (療養中, 開催中: in progress; 黒浜中 is a school).
 _STATE_HEADS = frozenset("なし 無し 不明 不要 不可 可能 必要 予定 略 済み 済 以外 未満 以上 以下 程度 等 次第".split())
 _ABSTRACT_SUFFIXES = frozenset("性 方 点 的 外".split())
-# A note about something (Android覚書, ヤフオク補足, iPhoneまとめ): its subject is the something.
-_NOTE_HEADS = frozenset("覚書 覚え書き 補足 メモ まとめ 向け".split())
+# A note about something (Android覚書, ヤフオク補足, iPhoneまとめ): its subject is the something; alone, no tag
+# (keywords.JA_STOP holds them).
+NOTE_WORDS = frozenset("覚書 覚え書き 補足 メモ まとめ".split())
+_NOTE_HEADS = NOTE_WORDS | {"向け"}
 # The words of working a screen: what one does (クリック, 表示, 削除, 設定: a manual's step, never its subject)
 # and the generic parts one does it on (画面, メニュー, ウィンドウ: the subject only of the page about that part,
 # FontForge's ファイルメニュー). The rubric's UI words.
@@ -96,13 +98,14 @@ def ja_phrase_kind(term: str, in_subject: bool = False, name: bool = False) -> s
     if not units:
         return ""
     last, last_pos = units[-1]
-    lexical = in_subject and len(ja_parts(term)) == 1  # 行方不明 as a heading: one word, a story's title
-    suffix = last in _ABSTRACT_SUFFIXES and last_pos[0] in ("接尾辞", "名詞") and not (name and "の" in term)
-    in_progress = last == "中" and units[-2][1][2].startswith("サ変") if len(units) >= 2 else False
-    if len(units) >= 2 and not lexical and (last in _STATE_HEADS or last in _NOTE_HEADS or suffix or in_progress):
-        return "state"
-    if len(units) >= 2 and any(pos[0] == "連体詞" for _, pos in units):
-        return "modifier"
+    if len(units) >= 2:
+        lexical = in_subject and len(ja_parts(term)) == 1  # 行方不明 as a heading: one word, a story's title
+        suffix = last in _ABSTRACT_SUFFIXES and last_pos[0] in ("接尾辞", "名詞") and not (name and "の" in term)
+        in_progress = last == "中" and units[-2][1][2].startswith("サ変")
+        if not lexical and (last in _STATE_HEADS or last in _NOTE_HEADS or suffix or in_progress):
+            return "state"
+        if any(pos[0] == "連体詞" for _, pos in units):
+            return "modifier"
     whole = unicodedata.normalize("NFKC", term)
     heads = _UI_ACTIONS if in_subject else _UI_ACTIONS | _UI_PARTS
     if any(whole.endswith(h) for h in heads):
