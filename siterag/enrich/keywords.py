@@ -81,7 +81,8 @@ uses using very via was way we well were what whatever when where whether which 
 within without would yes yet you your yours yourself yourselves click here home page top back next previous prev
 link links menu site website web copyright reserved rights contact email mail update updated last index welcome
 html http https www com net org jan feb mar apr may jun jul aug sep sept oct nov dec january february march april
-june july august september october november december monday tuesday wednesday thursday friday saturday sunday today
+june july august september october november december monday tuesday wednesday thursday friday saturday sunday
+mon tue tues wed thu thur thurs fri gmt utc today
 yesterday tomorrow year years month months day days time times first second third two three four five six seven
 eight nine ten hundred thousand lot lots good great best better many much little big small large part parts include
 includes including included following follows follow example see shows number numbers set sets each kind kinds
@@ -523,7 +524,10 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
 
 
 def _width_fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+    """Width- and case-folded, without the spaces and dots written between a name's words: 川口 千里 = 川口千里,
+    ハードロック・ギター・インスト = ハードロックギターインスト (one tag)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return re.sub(r"[\s・･]", "", folded) if _JA_RE.search(folded) else folded
 
 
 def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFIDENT, own_text: str | None = None,

@@ -85,24 +85,34 @@ _NOTE_HEADS = NOTE_WORDS | {"向け"}
 _UI_ACTIONS = frozenset("クリック ダブルクリック 押下 タップ ドラッグ スクロール 表示 選択 入力 削除 追加 変更 設定"
                         " 貼り付け".split())
 _UI_PARTS = frozenset("画面 ウィンドウ ウインドウ メニュー ボタン アイコン".split())
+# Nouns that follow what they measure or bound (1時間程度, 5人以上, 3日頃): a term starting with one was glued on
+# across a phrase boundary (どの程度効果がある -> 程度効果), the thing it bounds left behind.
+_FOLLOWING_NOUNS = frozenset("程度 以上 以下 以外 未満 以内 以降 以来 次第 等 頃 位 くらい ぐらい 毎 同士 前後 辺り"
+                             " 付近 限り 通り 同様 直前 直後".split())
+# 中 after a span of time is a state too (無料期間中, 営業時間中)
+_SPANS = ("期間", "時間", "休暇", "会期")
 
 
 def ja_phrase_kind(term: str, in_subject: bool = False, name: bool = False) -> str:
-    """Why a Japanese term is a phrase about something rather than a name of it, or '': 'state' (its last unit is
-    a status word, an abstract suffix or a note's word: メーカー不明, 実用性, 出し方, Android覚書; one word of the
-    dictionary, 行方不明, only outside the page's title and headings), 'modifier' (a unit
-    is a determiner: 同じウィンドウ), 'ui' (it is, or ends in, a word of working a screen: ダブルクリック, 反転表示,
-    VSTインスツルメントの設定; a screen's part, プルダウンメニュー, unless in the page's title or headings). A whole
-    `name` (a title, a link's label) of the form X の Y may end in an abstract suffix: 急須の選び方 names a page."""
+    """Why a Japanese term is a phrase about something rather than a name of it, or '': 'run-on' (it starts
+    with a noun that follows what it bounds: 程度効果 of どの程度効果), 'state' (its last unit is a status word,
+    an abstract suffix or a note's word: メーカー不明, 実用性, 出し方, Android覚書, even in the page's title; a
+    status word that is one word of the dictionary, 行方不明, only outside its title and headings), 'modifier'
+    (a unit is a determiner: 同じウィンドウ), 'ui' (it is, or ends in, a word of working a screen: ダブルクリック,
+    反転表示, VSTインスツルメントの設定; a screen's part, プルダウンメニュー, unless in the page's title or
+    headings). A whole `name` (a title, a link's label) of the form X の Y may end in an abstract suffix:
+    急須の選び方 names a page."""
     units = ja_morphemes(term)
     if not units:
         return ""
     last, last_pos = units[-1]
     if len(units) >= 2:
+        if units[0][0] in _FOLLOWING_NOUNS:
+            return "run-on"
         lexical = in_subject and len(ja_parts(term)) == 1  # 行方不明 as a heading: one word, a story's title
         suffix = last in _ABSTRACT_SUFFIXES and last_pos[0] in ("接尾辞", "名詞") and not (name and "の" in term)
-        in_progress = last == "中" and units[-2][1][2].startswith("サ変")
-        if not lexical and (last in _STATE_HEADS or last in _NOTE_HEADS or suffix or in_progress):
+        in_progress = last == "中" and (units[-2][1][2].startswith("サ変") or units[-2][0].endswith(_SPANS))
+        if suffix or (not lexical and (last in _STATE_HEADS or last in _NOTE_HEADS or in_progress)):
             return "state"
         if any(pos[0] == "連体詞" for _, pos in units):
             return "modifier"
@@ -178,6 +188,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "fragment"
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
+    if _JA_RE.search(term) and _adjectival(term, text):
+        return "adjective"  # 多趣味暇 of `多趣味暇な現在`: what someone is like, not a thing
     if _JA_RE.search(term) and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
             and len(_join_neighbours(term, text)) < 2:
         return "common word"  # 平面, コンクール: said a few times, never the head of the page's compounds
@@ -297,6 +309,16 @@ def _always_abbreviated(word: str, text: str) -> bool:
     found = re.findall(rf"(?<![\w’']){re.escape(word)}(?![\w’'])(\. ?[\d+\-–]?)", text)
     return len(found) >= 2 and all(len(after.replace(" ", "")) == 2 for after in found) and \
         len(found) == len(re.findall(rf"(?<![\w’']){re.escape(word)}(?![\w’'])", text))
+
+
+def _adjectival(term: str, text: str) -> bool:
+    """Whether a Japanese term ends in a noun that can be an adjective (暇, 贅沢, 便利: Sudachi's 形状詞可能) and
+    the page writes it before な every time: a description (多趣味暇な, 贅沢な), not a name."""
+    units = ja_morphemes(term)
+    if not units or units[-1][1][2] != "形状詞可能":
+        return False
+    after = [text[m.end():m.end() + 1] for m in re.finditer(re.escape(term), text)]
+    return bool(after) and all(a == "な" for a in after)
 
 
 def _lone_common_noun(term: str) -> bool:

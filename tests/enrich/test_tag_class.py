@@ -204,8 +204,23 @@ def test_a_compound_ending_in_a_state_or_a_notes_word_is_no_tag_even_in_the_titl
 
 
 @pytest.mark.parametrize("term", ["実用性", "出し方", "問題点", "対象外", "行方不明"])
-def test_a_dictionary_word_of_a_state_or_a_manner_is_a_tag_only_as_the_pages_title(term):
+def test_a_dictionary_word_of_a_state_or_a_manner_is_no_tag_in_the_text(term):
     assert weak_term(term, 3, False), term
+
+
+def test_a_manner_or_quality_is_no_tag_even_in_the_title_but_a_states_dictionary_word_is():
+    assert weak_term("出し方", 3, True) and weak_term("実用性", 3, True)  # 一覧の出し方, LTEの実用性
+    assert not weak_term("行方不明", 3, True)  # a story's title
+
+
+@pytest.mark.parametrize("term", ["程度効果", "以上経過", "無料期間中"])
+def test_a_term_glued_on_after_a_bounding_noun_or_during_a_span_is_no_tag(term):
+    assert weak_term(term, 3, True), term  # どの程度効果がある, 1年以上経過した, 無料期間中に
+
+
+def test_a_noun_always_written_before_na_is_a_description():
+    assert weak_in_text("多趣味暇", "私は年金生活の多趣味暇な現在70歳です。")
+    assert not weak_in_text("多趣味暇", "多趣味暇の会を作りました。多趣味暇は楽しい。")
 
 
 @pytest.mark.parametrize("term", ["反転表示", "ダブルクリック", "スペースキー押下", "パスワード変更", "同じウィンドウ"])
@@ -250,3 +265,10 @@ def test_archaic_pronouns_break_english_phrases():
 
     assert not any("thy" in t.casefold().split() or "unto" in t.split() for t in
                    english_terms("O Lord, endue Thy ministers with righteousness. The singers unto the Lord."))
+
+
+def test_a_name_written_with_and_without_spaces_or_dots_is_one_tag():
+    body = "川口 千里 のドラム。川口千里 はすごい。ハードロック・ギター・インストとハードロックギターインスト。"
+    tags = pick_tags([("川口 千里", 9.0), ("川口千里", 8.0), ("ハードロック・ギター・インスト", 7.0),
+                      ("ハードロックギターインスト", 6.0)], body)
+    assert tags == ["川口 千里", "ハードロック・ギター・インスト"]
