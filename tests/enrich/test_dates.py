@@ -445,6 +445,8 @@ def test_a_japanese_page_writes_short_dates_year_first():
     ("Date: 2001-02-03", ("2001-02-03", False)),
     ("Posted on March 3, 2002", ("2002-03-03", False)),
     ("投稿日 ： 2003/02/03", ("2003-02-03", False)),
+    ("*This list compiled 15 July 2003*", ("2003-07-15", False)),
+    ("compiled by John Smith, 2003/1/1", None),
     ("これらは 2004年12月22日に最終更新されました", None),  # the date before the label: a sentence
     ("up to date 2003/1/1", None),  # "date" is a label only with a colon
     ("updates 2003/1/1", None),
