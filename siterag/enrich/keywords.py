@@ -22,6 +22,7 @@ from siterag.enrich.tagclass import (
     MAX_CONFIDENT,
     NOTE_WORDS,
     RELATIVE_SCORE,
+    fold,
     fragment,
     in_subject,
     weak_in_text,
@@ -523,10 +524,10 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     return [(s, sc) for s, sc, _ in scored]
 
 
-def _width_fold(text: str) -> str:
-    """Width- and case-folded, without the spaces and dots written between a name's words: 川口 千里 = 川口千里,
-    ハードロック・ギター・インスト = ハードロックギターインスト (one tag)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+def _tag_key(text: str) -> str:
+    """A tag as two spellings of it compare: width- and case-folded (tagclass.fold: LTE = ＬＴＥ), and a Japanese
+    one without the spaces and dots written between a name's words (川口 千里 = 川口千里, ハードロック・ギター)."""
+    folded = fold(text)
     return re.sub(r"[\s・･]", "", folded) if _JA_RE.search(folded) else folded
 
 
@@ -544,8 +545,8 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFI
         if len(tags) >= limit or score < floor:
             break
         term = next((s for s in wholes if term in s), term)  # 変形 of the title's 変形ダイアログ: the whole
-        folded = _width_fold(term)  # `LTE` and `ＬＴＥ` are one tag
-        if term not in body or term not in own or any(folded in _width_fold(t) or _width_fold(t) in folded
+        folded = _tag_key(term)  # `LTE` and `ＬＴＥ` are one tag
+        if term not in body or term not in own or any(folded in _tag_key(t) or _tag_key(t) in folded
                                                         for t in tags):
             continue
         if weak_in_text(term, own, in_subject(term, subject_text)):

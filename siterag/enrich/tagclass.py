@@ -188,9 +188,10 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "fragment"
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
-    if _JA_RE.search(term) and _adjectival(term, text):
+    japanese = bool(_JA_RE.search(term))
+    if japanese and _adjectival(term, text):
         return "adjective"  # 多趣味暇 of `多趣味暇な現在`: what someone is like, not a thing
-    if _JA_RE.search(term) and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
+    if japanese and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
             and len(_join_neighbours(term, text)) < 2:
         return "common word"  # 平面, コンクール: said a few times, never the head of the page's compounds
     if in_subject or " " in term or not term[:1].isupper() or not term.isascii():
