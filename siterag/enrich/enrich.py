@@ -252,8 +252,9 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
         if name not in found and parts and all(p in facts.terms.counts for p in parts) and name in own_text:
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
-    scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text)
-              if fold(t) not in site_own and not stats.a_word(t)]
+    scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text,
+                                                     len(body))
+              if not own_name(t, site_own) and not stats.a_word(t)]
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
@@ -266,9 +267,32 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
 
 
 def own_site_names(site_name: str, home_titles: Iterable[str]) -> frozenset[str]:
-    """The site's own names, width- and case-folded: its configured name (`hrtaj`) and its home pages' titles
-    (`tanakahiroshi`, `Lefty Uncle Works`) — the judging rubric's "not the site's own name" for tags."""
-    return frozenset(fold(name) for name in (site_name, *home_titles) if name and name != UNTITLED)
+    """The site's own names (folded, and as own_key): its configured name (`hrtaj`), its home pages' titles
+    (`tanakahiroshi`, `Lefty Uncle Works`) and each part of a title its separators divide (`Brian David Williams`
+    of `Brian David Williams — All the days of my life`: the owner's name) — the rubric's "not the site's own
+    name"."""
+    names = [site_name]
+    for title in home_titles:
+        if title and title != UNTITLED:
+            names += [title, *(part.strip() for part in _NAME_SPLIT_RE.split(title) if len(part.strip()) >= 2)]
+    return frozenset({own_key(name) for name in names if name} | {fold(name) for name in names if name})
+
+
+def own_key(name: str) -> str:
+    """A name as the site's own names compare: folded, without spaces and dots (Lefty UncleWorks = Lefty Uncle
+    Works)."""
+    return re.sub(r"[\s・･.]", "", fold(name))
+
+
+def own_name(term: str, site_own: Collection[str]) -> bool:
+    """Whether a tag is one of the site's own names, or two or more words of one (`Brian Williams` of `Brian David
+    Williams`)."""
+    if own_key(term) in site_own:
+        return True
+    words = term.split()
+    return len(words) >= 2 and term.isascii() and any(
+        re.search(r"\b" + r"\b.*\b".join(map(re.escape, (fold(w) for w in words))) + r"\b", own) for own in site_own
+        if " " in own)
 
 
 TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles

@@ -160,11 +160,29 @@ def analysis_text(markdown: str) -> str:
     """The words of a Markdown body: links and images by their labels, without code, URLs, markup and lines
     that are nothing but links (menus)."""
     text = _FENCE_RE.sub("\n", markdown)
-    text = "\n".join(line for line in text.splitlines() if not _LINK_RE.search(line)
-                     or any(map(str.isalpha, _MD_LINK_RE.sub("", line))))
+    text = "\n".join(line for line in text.splitlines() if not code_line(line) and (not _LINK_RE.search(line)
+                     or any(map(str.isalpha, _MD_LINK_RE.sub("", line)))))
     text = _MD_LINK_RE.sub(r"\n\1\n", _MD_LINK_RE.sub(r"\n\1\n", text))  # a linked image: `[![](a.gif)](b.mp3)`
     text = _URL_RUN_RE.sub(lambda run: _URL_RE.sub("\n", run.group()), text)
     return _MARKUP_RE.sub("\n", text)
+
+
+# What only program text is made of: statements ended by `;`, braces, variables ($key, @err, %in), operators.
+_CODE_MARKS = (re.compile(r";(?:\s|$)"), re.compile(r"[{}]"), re.compile(r"(?<![\w$])[$@%][A-Za-z_{]"),
+               re.compile(r"==|!=|=~|->|=>|&&|\|\||\+\+|::"))
+
+
+CODE_SPACING = 40  # a code mark at least every this many characters: prose with a snippet in it stays prose
+
+
+def code_line(line: str) -> bool:
+    """Whether a line is program text (a script shown as a page, a snippet): it holds three kinds of code marks
+    (statement ends, braces, variables, operators), one of them at least three times, and a mark at least every
+    CODE_SPACING characters. A sports table's `P31; W5; L18` (one kind), a formula (`A=1, B=2`) or prose quoting a
+    snippet is none."""
+    line = _MD_LINK_RE.sub(r"\1", line)
+    counts = [len(mark.findall(line)) for mark in _CODE_MARKS]
+    return sum(1 for c in counts if c) >= 3 and max(counts) >= 3 and sum(counts) * CODE_SPACING >= len(line)
 
 
 def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:
@@ -493,14 +511,18 @@ def name_parts(name: str) -> list[str]:
 
 
 def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
-                names: dict[str, list[str]] | None = None, subject: str = "") -> list[tuple[str, float]]:
+                names: dict[str, list[str]] | None = None, subject: str = "",
+                page_chars: int = 0) -> list[tuple[str, float]]:
     """(spelling, score) of a page's terms, best first: (1 + ln tf) · ln(1 + N/df), ×1.5 when the term is in the
     title; site-wide terms and stray ones (stray_term) are left out. `names`: the site's whole names found in the
     page (a title, heading or link text of the site: `Fait Accompli`, 雨水再利用貯水タンク) -> their term keys
     (name_parts); each scores NAME_BOOST × the best of its parts, so it is chosen before its fragments, and a name
     whose parts are all site-wide is left out. `subject`: the title and headings, case-folded (stray_term); a term
-    in them scores ×HEADING_BOOST, and a common word said once outside them is left out (tagterms.generic_term)."""
+    in them scores ×HEADING_BOOST, and a common word said once outside them is left out (tagterms.generic_term).
+    `page_chars`: the body's length: on a long page a term said once or twice outside its title and headings is a
+    mention (tagclass.passing); a whole name of the site is one wherever it is said."""
     folded_title = (title or subject).casefold()
+    built_on = _built_on(terms.counts)
     scored = []
     by_key: dict[str, float] = {}
     subject = subject or folded_title
@@ -512,7 +534,8 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
         place = 1.5 if key in folded_title else HEADING_BOOST if key in subject else 1.0
         score = (1 + math.log(tf)) * math.log(1 + docs / n) * place * general_weight(terms.surface[key])
         by_key[key] = score  # a weak term still scores the whole name it is part of
-        if not weak_term(terms.surface[key], tf, in_subject(terms.surface[key], subject)):
+        if not weak_term(terms.surface[key], tf, in_subject(terms.surface[key], subject), page_chars,
+                         built_on.get(key, 0)):
             scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():
         key = term_key(name)
@@ -522,6 +545,16 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
             scored.append((name, best * NAME_BOOST, min(terms.first[p] for p in parts)))
     scored.sort(key=lambda s: (-s[1], s[2]))
     return [(s, sc) for s, sc, _ in scored]
+
+
+def _built_on(keys: Counter[str]) -> Counter[str]:
+    """For each Japanese term of a page, how many of its other terms hold it (スキー: スキー場, スキー教室)."""
+    out: Counter[str] = Counter()
+    for key in keys:
+        if _JA_RE.search(key):
+            out.update({key[i:j] for i in range(len(key)) for j in range(i + 1, len(key) + 1)
+                        if (i, j) != (0, len(key)) and key[i:j] in keys})
+    return out
 
 
 def _tag_key(text: str) -> str:

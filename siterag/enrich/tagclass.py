@@ -24,8 +24,11 @@ EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence start
 PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
 DOMINANT_TF = 6  # a single common noun said this often is the page's subject
 MAX_CONFIDENT = 6  # tags kept at most
+# Characters of body from which a term outside the title and headings must be said two, three times to be more
+# than a mention (a name in a year of diary entries)
+LONG_PAGES = (3000, 10000)
 NUMBER_DIGITS = 7  # a term with this many digits is a number (a phone's, a part's), not a name
-RELATIVE_SCORE = 0.3  # a tag scoring below this share of the page's best one is a guess
+RELATIVE_SCORE = 0.45  # a tag scoring below this share of the page's best one is a guess
 
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _NO_WORD_START = frozenset("ーンァィゥェォッャュョヮヵヶ")
@@ -40,6 +43,7 @@ _POSSESSIVE_RE = re.compile(r"['’]s?$")
 _JOIN_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９ー･]")
 _VERB_FORM_RE = re.compile(r"..(?:ly|ed|ing)$")
 _DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
+_ADDRESS_RE = re.compile(r"^\S*(?:[\\@]|/\S*\.|\.\S*/|\w\.[A-Za-z0-9]{2,4}$)\S*$")  # a file, path, host, address
 _SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
 _TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
 
@@ -137,14 +141,16 @@ def in_subject(term: str, subject: str) -> bool:
     """Whether `term` is in `subject` (the page's title and headings, case-folded): an English term as whole words
     (`str` is not in `Structure`), a Japanese one anywhere."""
     key = term.casefold()
-    if not key.isascii():
-        return key in subject
+    if not key.isascii():  # written with or without the spaces between a name's words (田中 智子 = 田中智子)
+        return key in subject or re.sub(r"\s", "", key) in re.sub(r"\s", "", subject)
     return re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", subject) is not None
 
 
-def weak_term(term: str, tf: int, in_subject: bool) -> str:
+def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_on: int = 0) -> str:
     """Why `term` (said `tf` times on the page) is no sure tag, or '' when it is one. `in_subject`: the term is in
-    the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times)."""
+    the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times).
+    `page_chars`: the length of the page's body (passing). `built_on`: how many of the page's other terms are
+    compounds made on it (スキー of スキー場, スキー教室)."""
     if _SENTENCE_PUNCT_RE.search(term.rstrip(".")):
         return "sentence"
     words = term.split()
@@ -154,13 +160,49 @@ def weak_term(term: str, tf: int, in_subject: bool) -> str:
         return "ordinal"
     if sum(ch.isdigit() for ch in term) >= NUMBER_DIGITS:
         return "number"  # a phone number (`TEL-090-2132-3383`), a part number: no subject
+    if passing(term, tf, in_subject, page_chars):
+        return "passing"
     if _JA_RE.search(term):
-        return _weak_japanese(term, tf, in_subject)
+        return _weak_japanese(term, tf, in_subject, built_on)
     if any(_IDENTIFIER_RE.search(w) for w in words):
         return "identifier"
     if len(words) > 1:
         return _weak_english_phrase(words, tf, in_subject)
     return _weak_english_word(term, tf, in_subject)
+
+
+def passing(term: str, tf: int, in_subject: bool, page_chars: int) -> bool:
+    """Whether a term outside the page's title and headings is only mentioned: said fewer times than the page's
+    length asks (once, twice from LONG_PAGES[0] characters, three times from LONG_PAGES[1]: a name in a year of
+    diary entries, a book in a list of thanks), or a Japanese compound of the dictionary's common nouns said once:
+    nouns run together across a phrase (電池交換式, データ通信量), not a name (a proper noun, a word the
+    dictionary lacks, katakana joined by ・, a name written with a space: ミヒャエル・エンデ, アヅマイチゲ)."""
+    if in_subject:
+        return False
+    return tf < 1 + sum(page_chars >= n for n in LONG_PAGES) or (tf < 2 and common_run(term))
+
+
+@lru_cache(maxsize=65536)
+def unknown_word(term: str) -> bool:
+    """Whether the dictionary lacks a Japanese word (Sudachi reads it as out of vocabulary): a name, a species, a
+    brand (アヅマイチゲ, テザリング, ドスパラ), where a word it has is the language's (レジストリ, 戻り値)."""
+    from siterag.enrich.keywords import _tokenizer
+
+    _, tokenizer = _tokenizer()
+    tokens = [m for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip()]
+    return len(tokens) == 1 and tokens[0].is_oov()
+
+
+@lru_cache(maxsize=65536)
+def common_run(term: str) -> bool:
+    """Whether a Japanese term is two or more of the dictionary's common nouns (Sudachi mode C) and nothing else."""
+    from siterag.enrich.keywords import _is_proper, _tokenizer
+
+    if not _JA_RE.search(term) or "・" in term or " " in term or "\u3000" in term:
+        return False  # (a surname, a space and a name: 染谷 広之)
+    _, tokenizer = _tokenizer()
+    tokens = [m for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip()]
+    return len(tokens) >= 2 and not any(m.is_oov() or _is_proper(m.part_of_speech_id()) for m in tokens)
 
 
 def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
@@ -186,6 +228,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     not a name: `Vindicated`, `Pictorial`)."""
     if fragment(term, text):
         return "fragment"
+    if not in_subject and label(term, text):
+        return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
     japanese = bool(_JA_RE.search(term))
@@ -211,6 +255,16 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
 _TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
 
 
+LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts
+
+
+def label(term: str, text: str) -> bool:
+    """Whether a term is, wherever the page says it, a whole line of its own, on LABEL_LINES lines or more: the
+    speaker of each turn of a chat or an interview, a form's field, not what the page is about."""
+    lines = [line.strip(" \t*_#>-|") for line in text.splitlines() if term in line]
+    return len(lines) >= LABEL_LINES and all(line == term for line in lines)
+
+
 def _cut_at_abbreviation(term: str, text: str) -> bool:
     """Whether an English phrase ends, wherever the page writes it, in an abbreviated title and a full stop
     (Mr., Gen., Bro.): the name that follows was cut off (`Kyoto Univ.`, `Printing Co.` end a name and stay)."""
@@ -221,11 +275,14 @@ def _cut_at_abbreviation(term: str, text: str) -> bool:
 
 
 def weak_name(name: str, in_subject: bool = True) -> str:
-    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a repeated word, a
+    """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a file name or an
+    address outside the title and headings, a repeated word, a
     Japanese phrase about something (ja_phrase_kind; `in_subject`: the name is in the page's title or headings), an
     English phrase that is no name (`Gyrobot finished Mk I`, `Lathe area - Machining Workshop`)."""
     if _SENTENCE_PUNCT_RE.search(name.rstrip(".")):
         return "sentence"
+    if not in_subject and _ADDRESS_RE.search(name):
+        return "address"  # a link's label that is a file, a path or an address: wmpChrome.crx, ezweb.ne.jp
     words = name.split()
     if len(words) != len({w.casefold() for w in words}):
         return "repeated"
@@ -234,7 +291,7 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
 
-def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
+def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0) -> str:
     if _ja_verb(term):
         return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
     if _QUESTION_COUNT_RE.search(term):
@@ -256,12 +313,11 @@ def _weak_japanese(term: str, tf: int, in_subject: bool) -> str:
     if _KATAKANA_RE.match(fold(term)) and (len(fold(term)) <= 2 or fold(term)[0] in _NO_WORD_START) \
             and tf < DOMINANT_TF:
         return "katakana piece"  # ント, ポイ of `ポイ ント` cut by a line break
-    if len(parts) == 1:
-        if tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF:
-            return ""
-        if _KATAKANA_RE.match(fold(term)) and general_zipf(term) < RARE_ZIPF:
-            return ""
-        return "common word"
+    if len(parts) == 1:  # a word of the language, however rare, is a field's word (レジストリ, プロパティ, 戻り値)
+        if unknown_word(term):
+            return ""  # a word the dictionary lacks: a name, a species, a brand
+        subject = built_on >= 2 and tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF
+        return "" if subject else "common word"  # unless the page keeps building on it: スキー, スキー場, スキー教室
     zipfs = [general_zipf(p) for p, _ in parts]
     if (len(parts) == 2 and tf < COMPOUND_TF + (min(zipfs) >= EN_COMMON_ZIPF) and min(zipfs) >= COMMON_PART_ZIPF
             and _KANJI_RE.search(term)):  # (two loanwords make a thing's name: ジャイロセンサー, ロボットコンテスト)

@@ -80,7 +80,7 @@ def test_tags_are_the_pages_own_words_and_site_wide_words_are_not(tmp_path):
 
 def test_pick_tags_keeps_only_verbatim_terms_and_no_overlaps():
     body = "宇治茶とロボットコンテストの話。"
-    scored = [("ロボットコンテスト", 3.0), ("宇治の茶", 2.5), ("ロボット", 2.0), ("宇治茶", 1.0), ("Uji", 0.5)]
+    scored = [("ロボットコンテスト", 3.0), ("宇治の茶", 2.5), ("ロボット", 2.0), ("宇治茶", 1.5), ("Uji", 0.5)]
     assert pick_tags(scored, body) == ["ロボットコンテスト", "宇治茶"]
 
 
