@@ -27,7 +27,16 @@ from siterag.config import SiteConfig
 from siterag.enrich.corpus import read_doc, write_doc
 from siterag.enrich.dates import HARD_BREAK_RE
 from siterag.enrich.framing import page_summary
-from siterag.enrich.keywords import PageTerms, english_zipf, name_parts, page_terms, pick_tags, score_terms, term_key
+from siterag.enrich.keywords import (
+    PageTerms,
+    english_zipf,
+    name_parts,
+    page_terms,
+    pick_tags,
+    score_terms,
+    term_key,
+    without_code,
+)
 from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, own_titles, site_kinds, structure
 from siterag.enrich.metadata import (
     SHARED_TITLE_DOCS,
@@ -59,7 +68,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
-from siterag.enrich.tagclass import fold
+from siterag.enrich.tagclass import fold, with_initials
 from siterag.enrich.tagterms import general_zipf, name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
@@ -258,11 +267,13 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
+    tags = list(dict.fromkeys(with_initials(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
-    summary = page_summary(body, facts.sentences, facts.quotes, tags, common, title, place.get("kind", ""),
-                           place.get("section", ""), place.get("category") == place.get("kind"), tags[:TOPIC_TAGS])
+    summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
+                           place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
+                           tags[:TOPIC_TAGS])
     return {"tags": tags, "summary": summary}
 
 
@@ -373,10 +384,12 @@ class PageFacts:
 
 
 def page_facts(body: str) -> PageFacts:
-    """Terms and sentences of one body (the tokenising: the costly part); an epigraph's are not the page's."""
+    """Terms and sentences of one body (the tokenising: the costly part); an epigraph's are not the page's, nor
+    are a program's lines (keywords.code_line)."""
     body = without_epigraphs(body)
-    sentences = page_sentences(body)
-    return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences), short_lines(body))
+    prose = without_code(body)
+    sentences = page_sentences(prose)
+    return PageFacts(page_terms(term_source(body)), sentences, quotable(sentences), short_lines(prose))
 
 
 # An epigraph's attribution: a dash, then who wrote it and where (a year, a 『title』), no sentence of its own:
@@ -456,11 +469,12 @@ def _json(value: object) -> str:
 
 def _facts_key() -> str:
     """Facts (and the machine fields: enrich_key) are valid for this code of siterag.enrich.keywords,
-    siterag.enrich.kinds, siterag.enrich.summary (and framing), siterag.enrich.metadata (titles),
-    siterag.enrich.sections and siterag.enrich.enrich."""
-    from siterag.enrich import framing, keywords, kinds, metadata, sections, summary, tagterms
+    siterag.enrich.kinds, siterag.enrich.summary (and framing), siterag.enrich.tagterms and tagclass (which terms
+    are tags), siterag.enrich.metadata (titles), siterag.enrich.sections and siterag.enrich.enrich."""
+    from siterag.enrich import framing, keywords, kinds, metadata, sections, summary, tagclass, tagterms
 
-    return code_hash(keywords, kinds, summary, framing, tagterms, metadata, sections, sys.modules[__name__])
+    return code_hash(keywords, kinds, summary, framing, tagterms, tagclass, metadata, sections,
+                     sys.modules[__name__])
 
 
 def facts_db(layout: SiteLayout) -> sqlite3.Connection:

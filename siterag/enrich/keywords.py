@@ -98,9 +98,11 @@ somewhere anywhere everywhere nowhere soon info name names it's that's there's h
 i'll you're you've we're we've they're they've he's she's don't doesn't didn't can't couldn't won't wouldn't isn't
 aren't wasn't weren't haven't hasn't shouldn't webmaster thy thee thou thine unto ye hath doth
 ctrl alt shift enter esc del backspace guestbook
+mammy mummy mum mom mommy daddy dad papa mama granny grannie gran granma grandma grandmother grandpa grandad
+granddad grandfather nana nanna
 """.split())
 # (The last lines: reference and contact abbreviations, file kinds — a paper list's "Fig", "pdf", "Fax" —, vague
-# words and contractions: "somewhere", "it's paces".)
+# words and contractions: "somewhere", "it's paces"; what a family calls its own: "Mammy", "Grannie".)
 
 
 @lru_cache(maxsize=1)
@@ -183,6 +185,11 @@ def code_line(line: str) -> bool:
     line = _MD_LINK_RE.sub(r"\1", line)
     counts = [len(mark.findall(line)) for mark in _CODE_MARKS]
     return sum(1 for c in counts if c) >= 3 and max(counts) >= 3 and sum(counts) * CODE_SPACING >= len(line)
+
+
+def without_code(markdown: str) -> str:
+    """`markdown` without its lines of program text (code_line): no sentence of the page's, no summary's line."""
+    return "\n".join(line for line in markdown.split("\n") if not code_line(line))
 
 
 def _chunks(text: str, size: int = _SUDACHI_CHUNK) -> list[str]:

@@ -609,11 +609,12 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     a paragraph: entries (`日記 2003年9月–12月、12件: A / B / C ほか`, `Diary, 3 entries, 1 – 31 Mar 1952: A / B`),
     a track list (rows or items with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a table of
     contents (numbered lines, or links within the site: `目次、15項目: A / B / C ほか`), a link list (`リンク集、
-    40件: A / B / C ほか`), a list or table (`T: list of 12 items: A / B / C …`), pictures (`写真 12枚: A / B …`),
-    or verse (`T: 詩・歌詞 24行（4連）、「A」で始まる。`). Only the page's own facts: counts, dates, the titles of
-    entries, items, rows, pictures; a diary whose entries have no titles names `topics` (terms of its text, when
-    given). '' when the page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page
-    is no list of entries (a link list under an introduction keeps the introduction)."""
+    40件: A / B / C ほか`), a list or table (`T: list of 12 items: A / B / C …`), pictures (`写真 12枚: A / B …`
+    on a photos page, else `画像`), or verse (`T: 詩・歌詞 24行（4連）、「A」で始まる。`). Only the page's own
+    facts: counts, dates, the titles of entries, items, rows, pictures; a diary whose entries have no titles names
+    `topics` (terms of its text, when given). '' when the page is prose, or `lead` (the chosen lead) comes from a
+    paragraph of its own and the page is no list of entries (a link list under an introduction keeps the
+    introduction)."""
     st = _structure(body)
     ja = _is_ja(summary_source(_MD_IMAGE_ONLY_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
@@ -665,7 +666,8 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     if st["images"] >= PHOTOS and st["text"] < st["images"]:
         captions = st["alts"] or short
         shown = f": {_quoted(captions, ja)}" if captions else ""
-        return f"{label}写真 {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."
+        word = "写真" if kind == "photos" else "画像"  # a demo's frames, a scan: pictures, not photographs
+        return f"{label}{word} {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."
     if len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2 \
             and (not lead or any(squeezed(lead) in squeezed(x) for x in short)):  # no lead of a paragraph's
         if not _verse(short):  # names, titles, labels: a roster, a menu, a setlist

@@ -255,6 +255,24 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
 _TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
 
 
+def with_initials(term: str, text: str) -> str:
+    """A surname as the page writes it whole with its initials, where it does (`Edsor` -> `Albert W. Edsor`,
+    `Gess` -> `A.J. Gess`: the most frequent such spelling, then the longest; a common word before the initials is
+    a title, not a first name: `Leader R.F. Jenkins` -> `R.F. Jenkins`), else the term (also where two spellings
+    name two people as often: `J.E. Trevis`, `P.S. Trevis`)."""
+    if not re.fullmatch(r"[A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)?", term):
+        return term  # a surname's shape (not MySQL, not a phrase)
+    found = [(first if general_zipf(first.strip()) < EN_COMMON_ZIPF else "") + initials for first, initials in
+             re.findall(rf"(?<![\w.])((?:[A-Z][a-z]+ )?)((?:[A-Z]\. ?)+){re.escape(term)}(?![\w’'])", text)]
+    if not found:
+        return term
+    ranked = sorted(set(found), key=lambda f: (-found.count(f), -len(f), f))
+    if len(ranked) > 1 and found.count(ranked[0]) == found.count(ranked[1]) and \
+            not ranked[0].endswith(ranked[1].lstrip()):
+        return term  # two people of that name (J.E. Trevis, P.S. Trevis): the page names neither whole
+    return ranked[0] + term
+
+
 LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts
 
 

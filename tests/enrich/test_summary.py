@@ -211,3 +211,12 @@ def test_a_short_label_above_its_text_is_not_glued_to_the_sentence_under_it():
     assert page_sentences(body) == ["MIDIポートの設定", body.split("\n")[1]]
     wrapped = "パソコンを仕事で使う上で一番大切なポイントを、  \nお教えしよう。\n"  # cut after a comma: one sentence
     assert page_sentences(wrapped) == ["パソコンを仕事で使う上で一番大切なポイントを、お教えしよう。"]
+
+
+def test_pictures_are_photographs_only_on_a_photos_page():
+    """Issue 24 (blind reading, seed 1212): a script demo's 18 animation frames read `写真 18枚`."""
+    from siterag.enrich.summary import _composed
+
+    frames = "戦闘\n\n" + "".join(f"![](ai/f{n}.gif) " for n in range(6)) + "\n"
+    assert _composed(frames, "戦闘", kind="media").startswith("戦闘: 画像 6枚")
+    assert _composed(frames, "戦闘", kind="photos").startswith("戦闘: 写真 6枚")

@@ -353,3 +353,23 @@ def test_a_file_name_or_address_is_no_name_outside_the_title():
 def test_a_japanese_name_is_in_the_title_with_or_without_its_space():
     assert in_subject("田中 智子", "四日市の書道教室田中智子")
     assert not in_subject("田中 光", "四日市の書道教室田中智子")
+
+
+def test_a_surname_is_the_whole_name_the_page_writes_with_initials():
+    """Issue 24 (blind reading, seed 1212): `Edsor`, `Gess`, `Lyall` were tags where the page names `Albert W. Edsor`,
+    `Mr. A.J. Gess`, `G.T. Lyall`: a fragment of a name."""
+    from siterag.enrich.tagclass import with_initials
+
+    text = "Mr. A.J. Gess read my report. Gess was pleased. Squadron Leader R.F. Jenkins came. Albert W. Edsor played."
+    assert with_initials("Gess", text) == "A.J. Gess"
+    assert with_initials("Jenkins", text) == "R.F. Jenkins"  # `Leader`: a title, not a first name
+    assert with_initials("Edsor", text) == "Albert W. Edsor"
+    assert with_initials("Trevis", "J.E. Trevis and P.S. Trevis. Trevis won.") == "Trevis"  # two people
+    assert with_initials("MySQL", "F. MySQL") == "MySQL" and with_initials("Paphos", "Paphos Airport") == "Paphos"
+
+
+def test_what_a_family_calls_its_own_is_no_tag():
+    from siterag.enrich.keywords import english_terms
+
+    terms = english_terms("Mammy and Daddy took me to Grannie at Hall Green. Hilda Rowe came too.")
+    assert not {"Mammy", "Daddy", "Grannie"} & set(terms) and {"Hall Green", "Hilda Rowe"} <= set(terms)
