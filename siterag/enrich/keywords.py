@@ -527,7 +527,7 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     whose parts are all site-wide is left out. `subject`: the title and headings, case-folded (stray_term); a term
     in them scores ×HEADING_BOOST, and a common word said once outside them is left out (tagterms.generic_term).
     `page_chars`: the body's length: on a long page a term said once or twice outside its title and headings is a
-    mention (tagclass.passing); a whole name of the site is one wherever it is said."""
+    mention (tagclass.passing); a whole name of the site's counts however often the page says it."""
     folded_title = (title or subject).casefold()
     built_on = _built_on(terms.counts)
     scored = []

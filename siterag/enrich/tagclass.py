@@ -183,26 +183,28 @@ def passing(term: str, tf: int, in_subject: bool, page_chars: int) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _mode_c(term: str) -> tuple[tuple[bool, bool], ...]:
+    """(out of the dictionary, proper noun) of each word of a Japanese term as Sudachi reads it alone (mode C)."""
+    from siterag.enrich.keywords import _is_proper, _tokenizer
+
+    _, tokenizer = _tokenizer()
+    return tuple((m.is_oov(), _is_proper(m.part_of_speech_id()))
+                 for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
+
+
 def unknown_word(term: str) -> bool:
     """Whether the dictionary lacks a Japanese word (Sudachi reads it as out of vocabulary): a name, a species, a
     brand (アヅマイチゲ, テザリング, ドスパラ), where a word it has is the language's (レジストリ, 戻り値)."""
-    from siterag.enrich.keywords import _tokenizer
-
-    _, tokenizer = _tokenizer()
-    tokens = [m for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip()]
-    return len(tokens) == 1 and tokens[0].is_oov()
+    words = _mode_c(term)
+    return len(words) == 1 and words[0][0]
 
 
-@lru_cache(maxsize=65536)
 def common_run(term: str) -> bool:
     """Whether a Japanese term is two or more of the dictionary's common nouns (Sudachi mode C) and nothing else."""
-    from siterag.enrich.keywords import _is_proper, _tokenizer
-
     if not _JA_RE.search(term) or "・" in term or " " in term or "\u3000" in term:
         return False  # (a surname, a space and a name: 染谷 広之)
-    _, tokenizer = _tokenizer()
-    tokens = [m for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip()]
-    return len(tokens) >= 2 and not any(m.is_oov() or _is_proper(m.part_of_speech_id()) for m in tokens)
+    words = _mode_c(term)
+    return len(words) >= 2 and not any(oov or proper for oov, proper in words)
 
 
 def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
