@@ -442,6 +442,10 @@ _EN_MONTHS = ("january february march april may june july august september octob
               "monday tuesday wednesday thursday friday saturday sunday").split()
 _JA_CHARS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _DURATION_RE = re.compile(r"(?<![\d:])\d{1,2}[:：]\d\d(?![\d:])")
+# A track's length as a track list writes it: a cell of its own (`06:06`) or the end of an item (`Song (4:05)`), not
+# a time or a verse inside a sentence or a reference (`Isaiah 11:12–13`, `” 7:2, 15`)
+_DURATION_CELL_RE = re.compile(r"[(（\[]?\d{1,2}[:：]\d\d[)）\]]?")
+_DURATION_END_RE = re.compile(r"(?<![\d:])[(（\[]?\d{1,2}[:：]\d\d[)）\]]?\s*$")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+)$")
 _DATE_WORDS_RE = re.compile(r"^(?:[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|"
                             r"[年月日曜時分秒()（）,.:：\-/〜~\s■□◆◇●○◎・★☆]|(?:"
@@ -632,8 +636,8 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         shown = f": {_quoted(titled, ja)}" if titled else (f"; mentions {', '.join(topics)}" if topics else "")
         return f"{label}, {len(entries)} entries, {span}{shown}."
     rows = st["rows"]
-    tracks = [r[0] for r in rows if any(_DURATION_RE.search(c) for c in r[1:]) and r[0]] or [
-        _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_RE.search(i)]
+    tracks = [r[0] for r in rows if any(_DURATION_CELL_RE.fullmatch(c.strip()) for c in r[1:]) and r[0]] or [
+        _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_END_RE.search(i)]
     if len(tracks) >= 3:
         if ja:
             return f"「{name}」の曲目: {len(tracks)}曲、「{_clip(tracks[0])}」から「{_clip(tracks[-1])}」まで。"

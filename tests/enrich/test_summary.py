@@ -220,3 +220,18 @@ def test_pictures_are_photographs_only_on_a_photos_page():
     frames = "戦闘\n\n" + "".join(f"![](ai/f{n}.gif) " for n in range(6)) + "\n"
     assert _composed(frames, "戦闘", kind="media").startswith("戦闘: 画像 6枚")
     assert _composed(frames, "戦闘", kind="photos").startswith("戦闘: 写真 6枚")
+
+
+def test_verse_references_in_a_table_are_no_track_list():
+    """Issue 24 (blind reading, seed 1213): a Bible commentary's table of references (`Isaiah 11:12–13`, `” 7:2, 15`)
+    was summarised as `Track list of introduction: 22 titles`."""
+    from siterag.enrich.summary import _composed
+
+    refs = "\n".join(f"| {n}:1{n} | Isaiah 1{n}:12–13 |" for n in range(1, 6))
+    page = "# Introduction\n\n| Hosea | Isaiah |\n|---|---|\n" + refs + "\n"
+    assert not _composed(page, "introduction").startswith("Track list")
+    album = "# Seasons\n\n| Title | Time |\n|---|---|\n| Morning Glass | 04:05 |\n| Cheer Up | (06:06) |\n" \
+            "| Lunar Eclipse | 02:01 |\n"
+    assert _composed(album, "Seasons").startswith("Track list of Seasons: 3 titles")
+    items = "# Live\n\n- Morning Glass (4:05)\n- Cheer Up 6:06\n- Lunar Eclipse (2:01)\n"
+    assert _composed(items, "Live").startswith("Track list of Live: 3 titles")
