@@ -232,6 +232,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "fragment"
     if not in_subject and label(term, text):
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
+    if not in_subject and table_code(term, text):
+        return "table value"  # FOF, COG5 in the cells of a fleet list: the table's data, not the page's subject
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
     japanese = bool(_JA_RE.search(term))
@@ -273,6 +275,18 @@ def with_initials(term: str, text: str) -> str:
             not ranked[0].endswith(ranked[1].lstrip()):
         return term  # two people of that name (J.E. Trevis, P.S. Trevis): the page names neither whole
     return ranked[0] + term
+
+
+_CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")
+
+
+def table_code(term: str, text: str) -> bool:
+    """Whether a short capital code (≤ 6 letters and digits: `FOF`, `COG5`, `ICH7R`) stands only in the cells of
+    the page's tables: a value of its rows (a registration, a model, a column's unit), not what the page is about."""
+    if not _CODE_RE.fullmatch(term):
+        return False
+    lines = [line for line in text.splitlines() if term in line]
+    return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
 
 
 LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts

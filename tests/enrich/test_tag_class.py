@@ -373,3 +373,15 @@ def test_what_a_family_calls_its_own_is_no_tag():
 
     terms = english_terms("Mammy and Daddy took me to Grannie at Hall Green. Hilda Rowe came too.")
     assert not {"Mammy", "Daddy", "Grannie"} & set(terms) and {"Hall Green", "Hilda Rowe"} <= set(terms)
+
+
+def test_a_short_code_only_in_table_cells_is_no_tag():
+    """Issue 24 (blind reading, seed 1213): a fleet list's registrations and chassis codes (`FOF`, `COG5`) were
+    tags; a code the text talks about (`LTE`) stays."""
+    from siterag.enrich.tagclass import table_code
+
+    fleet = "| 1107 | FOF 107 | COG5 | Brush |\n| 1108 | FOF 108 | COG5 | Brush |\n| 1235 | FOP 235 | FD | Weymann |\n"
+    assert table_code("FOF", fleet) and table_code("COG5", fleet)
+    assert weak_in_text("COG5", fleet) == "table value"
+    assert not table_code("FOF", fleet + "The FOF buses ran on route 1A.\n")  # said in a sentence too
+    assert not table_code("Brush", fleet) and not weak_in_text("COG5", fleet, in_subject=True)
