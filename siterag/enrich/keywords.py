@@ -378,8 +378,24 @@ _VERB_CUES = frozenset("i we you they he she it will would can could should may 
 
 def _en_stop(word: str) -> bool:
     lower = word.lower()
-    return (lower in EN_STOP or word.isdigit()
+    return (lower in EN_STOP or word.isdigit() or glued_ui(lower)
             or (word.islower() and len(word) > 4 and (lower.endswith("ly") or bool(_PAST_RE.search(lower)))))
+
+
+# The words of a page's buttons and menus, which old pages write run together (`Lastupdate`, `Backtotop`, `Homepage`)
+_UI_WORDS = frozenset("last update updated back next prev previous top home page click here menu link links site new "
+                      "go to return index".split())
+
+
+@lru_cache(maxsize=65536)
+def glued_ui(word: str) -> bool:
+    """Whether a lowercase word is two or three of a menu's words run together (`lastupdate`, `backtotop`), not a
+    name that starts with one (`newcastle`, `homewood`)."""
+    if len(word) < 6 or not word.isalpha():
+        return False
+    return any(word[:i] in _UI_WORDS and (word[i:] in _UI_WORDS or any(
+        word[i:j] in _UI_WORDS and word[j:] in _UI_WORDS for j in range(i + 2, len(word) - 1)))
+        for i in range(2, len(word) - 1))
 
 
 def _case_parts(run: list[str]) -> list[list[str]]:

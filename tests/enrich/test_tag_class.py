@@ -385,3 +385,13 @@ def test_a_short_code_only_in_table_cells_is_no_tag():
     assert weak_in_text("COG5", fleet) == "table value"
     assert not table_code("FOF", fleet + "The FOF buses ran on route 1A.\n")  # said in a sentence too
     assert not table_code("Brush", fleet) and not weak_in_text("COG5", fleet, in_subject=True)
+
+
+def test_a_menus_words_run_together_are_no_tag():
+    """Issue 24 (blind readings, seeds 1211 and 1213): `Lastupdate` (last + update) was the tag of a home page; a
+    name that starts with such a word (`Newcastle`, `Homewood`) stays."""
+    from siterag.enrich.keywords import english_terms, glued_ui
+
+    assert glued_ui("lastupdate") and glued_ui("backtotop") and glued_ui("homepage")
+    assert not glued_ui("newcastle") and not glued_ui("homewood") and not glued_ui("goodwin")
+    assert english_terms("Lastupdate 2013/01/01. Back to Newcastle and Homewood.") == ["Newcastle", "Homewood"]
