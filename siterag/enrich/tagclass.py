@@ -54,13 +54,20 @@ def fold(term: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def ja_parts(term: str) -> tuple[tuple[str, bool], ...]:
-    """(noun, is proper) of a Japanese term as Sudachi reads it alone (mode C; width-folded first)."""
+def _mode_c(term: str) -> tuple[tuple[str, bool, bool], ...]:
+    """(word, is proper, out of the dictionary) of each word of a Japanese term as Sudachi reads it alone (mode C;
+    width-folded first)."""
     from siterag.enrich.keywords import _is_proper, _tokenizer
 
     _, tokenizer = _tokenizer()
-    return tuple((m.surface(), _is_proper(m.part_of_speech_id()))
+    return tuple((m.surface(), _is_proper(m.part_of_speech_id()), m.is_oov())
                  for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
+
+
+@lru_cache(maxsize=65536)
+def ja_parts(term: str) -> tuple[tuple[str, bool], ...]:
+    """(noun, is proper) of a Japanese term as Sudachi reads it alone (mode C; width-folded first)."""
+    return tuple((word, proper) for word, proper, _ in _mode_c(term))
 
 
 @lru_cache(maxsize=65536)
@@ -182,21 +189,11 @@ def passing(term: str, tf: int, in_subject: bool, page_chars: int) -> bool:
     return tf < 1 + sum(page_chars >= n for n in LONG_PAGES) or (tf < 2 and common_run(term))
 
 
-@lru_cache(maxsize=65536)
-def _mode_c(term: str) -> tuple[tuple[bool, bool], ...]:
-    """(out of the dictionary, proper noun) of each word of a Japanese term as Sudachi reads it alone (mode C)."""
-    from siterag.enrich.keywords import _is_proper, _tokenizer
-
-    _, tokenizer = _tokenizer()
-    return tuple((m.is_oov(), _is_proper(m.part_of_speech_id()))
-                 for m in tokenizer.tokenize(unicodedata.normalize("NFKC", term)) if m.surface().strip())
-
-
 def unknown_word(term: str) -> bool:
     """Whether the dictionary lacks a Japanese word (Sudachi reads it as out of vocabulary): a name, a species, a
     brand (アヅマイチゲ, テザリング, ドスパラ), where a word it has is the language's (レジストリ, 戻り値)."""
     words = _mode_c(term)
-    return len(words) == 1 and words[0][0]
+    return len(words) == 1 and words[0][2]
 
 
 def common_run(term: str) -> bool:
@@ -204,7 +201,7 @@ def common_run(term: str) -> bool:
     if not _JA_RE.search(term) or "・" in term or " " in term or "\u3000" in term:
         return False  # (a surname, a space and a name: 染谷 広之)
     words = _mode_c(term)
-    return len(words) >= 2 and not any(oov or proper for oov, proper in words)
+    return len(words) >= 2 and not any(proper or oov for _, proper, oov in words)
 
 
 def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
