@@ -61,6 +61,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     choose_summary,  # noqa: F401
     composed_summary,  # noqa: F401
     dialogue_lines,
+    entry_series,
     lines_summary,  # noqa: F401
     page_sentences,
     quotable,
@@ -244,9 +245,10 @@ def lower_key(word: str) -> str:
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
                    names: dict[str, list[str]] | None = None, place: dict | None = None,
-                   site_own: Collection[str] = ()) -> dict:
+                   site_own: Collection[str] = (), page_title: str = "") -> dict:
     """tags (≤ 6, each verbatim in the body) and summary of one page, against the site's document frequencies;
-    `facts` are the page's (page_facts), when already known; `names`: the site's whole names (site_names: its
+    `facts` are the page's (page_facts), when already known; `page_title`: its <title> where a title of its own
+    replaces it (a diary's series named there: summary.entry_series); `names`: the site's whole names (site_names: its
     titles and link texts); `site_own`: the site's own names, folded (own_site_names), never a tag. The tags are
     terms and whole names of the page's own text (not only in the lines the site repeats), its title's subject
     among them; the summary is the page's lead (choose_summary), or on a page
@@ -273,7 +275,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
     summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
-                           tags[:TOPIC_TAGS])
+                           tags[:TOPIC_TAGS], entry_series(title, page_title))
     return {"tags": tags, "summary": summary}
 
 
@@ -682,7 +684,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             elif not title and not is_home(doc.path):  # a variant of the site's name: what its links call it
                 label = linked_name(incoming.get(doc.path), label_spread)
                 title = label if label and renamed_by_links(page_title, label, vocabulary) else ""
-            machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own),
+            machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
+                                        page_title),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)

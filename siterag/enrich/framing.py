@@ -243,13 +243,13 @@ def _plain(text: str) -> str:
 
 def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
                  title: str, kind: str = "", section: str = "", sure: bool = True,
-                 topics: list[str] = ()) -> str:
+                 topics: list[str] = (), series: str = "") -> str:
     """The page's summary: composed from its structure (summary.composed_summary) on a page of entries, lists,
     verse or pictures; a chat log's times and speakers (chat_summary); else its central sentences (choose_summary,
     never a caption) or its lines (lines_summary; never the title alone). When they do not name what the title
     names (a detail sentence, a count), the page's frame (page_frame: title, heading, kind, section, entry) comes
     first, with its parts named instead (contents_summary) on a page that lists them, or alone when the page has
-    nothing else to say."""
+    nothing else to say. `series`: what a page of entries belongs to (summary.entry_series)."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
     ja = is_japanese(f"{title}{section}{body[:2000]}")
@@ -261,7 +261,7 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
                 break
         if linked:
             return out or linked
-    composed = composed_summary(body, title, lead, topics, kind)
+    composed = composed_summary(body, title, lead, topics, kind, series)
     if composed:
         return composed
     chat = chat_summary(body, ja)

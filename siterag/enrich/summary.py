@@ -460,8 +460,11 @@ def _is_ja(text: str) -> bool:
 
 
 def _quoted(items: list[str], ja: bool) -> str:
-    shown = [_clip(x) for x in items[:LIST_SHOWN]]
-    more = len(items) > LIST_SHOWN
+    """The first LIST_SHOWN items, then `ほか` or `…`; all of them when one more is all there is (`ほか` would
+    hide less than it says); a title said again once (`九州 / 九州 / 九州`)."""
+    items = list(dict.fromkeys(items))
+    shown = [_clip(x) for x in items[:LIST_SHOWN + (len(items) == LIST_SHOWN + 1)]]
+    more = len(items) > len(shown)
     if ja:
         return " / ".join(shown) + (" ほか" if more else "")
     return " / ".join(shown) + (" …" if more else "")
@@ -598,9 +601,30 @@ def lines_summary(body: str, ja: bool | None = None) -> str:
     return ""
 
 
-def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "") -> str:
+def composed_summary(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "",
+                     series: str = "") -> str:
     """_composed's summary, cut to SUMMARY_CHARS (a long title and long entry titles together may pass it)."""
-    return _clip(_composed(body, title, lead, topics, kind), SUMMARY_CHARS)
+    return _clip(_composed(body, title, lead, topics, kind, series), SUMMARY_CHARS)
+
+
+# The words that name a run of dated entries, in a title's part that names the series (entry_series)
+_SERIES_WORDS_RE = re.compile(r"\b(?:diary|diaries|journal|blog|weblog|log)\b|日記|日誌|ブログ|雑記帳", re.IGNORECASE)
+_TITLE_PART_SPLIT_RE = re.compile(r"\s+[-–—|｜:：/／~～>＞»]+\s+|\s*[|｜]\s*")
+SERIES_CHARS = 60
+
+
+def entry_series(*titles: str) -> str:
+    """What a page of dated entries belongs to, where one of its titles (its own, its <title>) has a part that
+    names it: the part its separators set off (`1949 January — Diary of a Birmingham schoolboy`, `The Build Diary`)
+    that holds a word for a run of entries (diary, journal, blog, 日記, ブログ) and more than that word, no figure
+    and no more than SERIES_CHARS characters. ''  where none does: the summary says `Diary`."""
+    for title in titles:
+        for part in _TITLE_PART_SPLIT_RE.split(title or ""):
+            part = part.strip(" -–—|｜:：")
+            word = _SERIES_WORDS_RE.search(part)
+            if word and word.group() != part and len(part) <= SERIES_CHARS and not re.search(r"\d", part):
+                return part
+    return ""
 
 
 # What a page of dated entries is called by its kind (kinds.ENTRY_KINDS); a diary otherwise.
@@ -608,7 +632,8 @@ ENTRY_LABELS = {"bbs": ("掲示板", "BBS or guestbook"), "news": ("お知らせ
                 "photos": ("写真", "Photos")}
 
 
-def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "") -> str:
+def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kind: str = "",
+              series: str = "") -> str:
     """A summary composed from the page's structure, in the page's language, when its text is not prose led by
     a paragraph: entries (`日記 2003年9月–12月、12件: A / B / C ほか`, `Diary, 3 entries, 1 – 31 Mar 1952: A / B`),
     a track list (rows or items with a duration: `Track list of T: 12 titles, from 'A' to 'B'.`), a table of
@@ -616,9 +641,10 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     40件: A / B / C ほか`), a list or table (`T: list of 12 items: A / B / C …`), pictures (`写真 12枚: A / B …`
     on a photos page, else `画像`), or verse (`T: 詩・歌詞 24行（4連）、「A」で始まる。`). Only the page's own
     facts: counts, dates, the titles of entries, items, rows, pictures; a diary whose entries have no titles names
-    `topics` (terms of its text, when given). '' when the page is prose, or `lead` (the chosen lead) comes from a
-    paragraph of its own and the page is no list of entries (a link list under an introduction keeps the
-    introduction)."""
+    `topics` (terms of its text, when given). `series`: what the entries are, named by a title (entry_series:
+    `Diary of a Birmingham schoolboy, 31 entries, …`), said instead of `Diary`. '' when the page is prose, or
+    `lead` (the chosen lead) comes from a paragraph of its own and the page is no list of entries (a link list
+    under an introduction keeps the introduction)."""
     st = _structure(body)
     ja = _is_ja(summary_source(_MD_IMAGE_ONLY_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
@@ -629,7 +655,7 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         if len(titled) * 2 < len(entries):  # headings that are dates only: the topics under them, if any
             titled = _topics(body, name)
         span = date_range(dates[0], dates[-1], ja)
-        label = ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
+        label = series or ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
         if ja:
             shown = f": {_quoted(titled, ja)}" if titled else (f"。話題: {'、'.join(topics)}" if topics else "")
             return f"{label} {span}、{len(entries)}件{shown}"

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from siterag.enrich.tagterms import general_zipf
+from siterag.enrich.tagterms import general_zipf, misspelt
 
 SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
 COMMON_PART_ZIPF = 3.5  # a compound all of whose nouns are this common (設置方法, 画面左) is generic when said once
@@ -45,6 +45,7 @@ _VERB_FORM_RE = re.compile(r"..(?:ly|ed|ing)$")
 _DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
 _ADDRESS_RE = re.compile(r"^\S*(?:[\\@]|/\S*\.|\.\S*/|\w\.[A-Za-z0-9]{2,4}$)\S*$")  # a file, path, host, address
 _SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 _TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
 
 
@@ -169,6 +170,8 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "number"  # a phone number (`TEL-090-2132-3383`), a part number: no subject
     if passing(term, tf, in_subject, page_chars):
         return "passing"
+    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(term)):
+        return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if _JA_RE.search(term):
         return _weak_japanese(term, tf, in_subject, built_on)
     if any(_IDENTIFIER_RE.search(w) for w in words):
@@ -307,7 +310,7 @@ def _cut_at_abbreviation(term: str, text: str) -> bool:
 
 def weak_name(name: str, in_subject: bool = True) -> str:
     """Why a whole name (a title's, a heading's, a quoted one) is no tag, or '': a sentence, a file name or an
-    address outside the title and headings, a repeated word, a
+    address outside the title and headings, a repeated word, a typo (tagterms.misspelt), a
     Japanese phrase about something (ja_phrase_kind; `in_subject`: the name is in the page's title or headings), an
     English phrase that is no name (`Gyrobot finished Mk I`, `Lathe area - Machining Workshop`)."""
     if _SENTENCE_PUNCT_RE.search(name.rstrip(".")):
@@ -317,6 +320,8 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     words = name.split()
     if len(words) != len({w.casefold() for w in words}):
         return "repeated"
+    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(name)):
+        return "typo"  # `Mster Solo Performance`
     if _JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
         return phrase  # VSTインスツルメントの設定: a manual's step, whole or not
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""

@@ -100,3 +100,42 @@ def name_like(text: str) -> bool:
     """At most one hiragana, and no case particle: 七つ森, 湖畔の宿 (not 映画を撮る)."""
     kana = _HIRAGANA_RE.findall(text)
     return len(kana) <= 1 and not _PARTICLE_RE.search(text)
+
+
+
+MISSPELT_OF_ZIPF = 3.0  # a word the lists lack, one slip from a word at least this common, is a typo of it
+_LATIN_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@lru_cache(maxsize=1)
+def _en_frequencies() -> dict[str, float]:
+    try:
+        from wordfreq import get_frequency_dict
+    except ImportError:
+        return {}
+    return get_frequency_dict("en")
+
+
+def _slips(word: str) -> set[str]:
+    """What `word` may have been meant as, by one slip of typing inside it: a letter left out (Exploer, Microsof),
+    one doubled (Acccess), two swapped. Not a changed or an added letter, which make names of words (Minoh, Pleon,
+    Netville, Corei)."""
+    out = {word[:i] + c + word[i:] for i in range(1, len(word) + 1) for c in _LATIN_LETTERS}  # one left out
+    out |= {word[:i] + word[i + 1:] for i in range(1, len(word) - 1) if word[i] == word[i - 1]}  # one doubled
+    out |= {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(1, len(word) - 1)}  # two swapped
+    return out - {word}
+
+
+@lru_cache(maxsize=65536)
+def misspelt(word: str) -> str:
+    """The common English word that `word` misspells, or '': a word of 5+ letters, not in capitals, that
+    wordfreq's lists lack, one slip (_slips) from a word they hold at Zipf ≥ MISSPELT_OF_ZIPF (Exploer → explorer,
+    Mozila → mozilla, Potoshop → photoshop, Happines → happiness). A rare name the lists hold at all (Titt 1.2)
+    is no typo; an acronym (EMOBILE, JAIST) neither."""
+    if not (word.isascii() and word.isalpha() and len(word) >= 5) or word.isupper():
+        return ""
+    freqs, folded = _en_frequencies(), word.casefold()
+    if not freqs or folded in freqs:
+        return ""
+    best = max((freqs.get(w, 0.0), w) for w in _slips(folded))
+    return best[1] if best[0] >= 10 ** (MISSPELT_OF_ZIPF - 9) else ""

@@ -109,7 +109,7 @@ DIARY = """## 2003年9月3日 新しいパソコン {#2003-09-03}
 
 def test_a_diary_names_its_span_its_count_and_its_entries_titles():
     assert composed_summary(DIARY, "日記 2003") == \
-        "日記 2003年9月–12月、4件: 新しいパソコン / 夏の合宿の写真 / 文化祭 ほか"
+        "日記 2003年9月–12月、4件: 新しいパソコン / 夏の合宿の写真 / 文化祭 / 大掃除"
     assert date_range("1940-01-03", "1940-02-28", ja=False) == "3 Jan – 28 Feb 1940"
     assert date_range("1939-12-30", "1940-01-02", ja=True) == "1939年12月–1940年1月"
     assert date_range("2003-09-03", "2003-09-28", ja=True) == "2003年9月3日–28日"
@@ -155,9 +155,9 @@ def test_a_sites_menu_is_worded_in_the_language_of_its_labels_not_of_its_link_ta
     menu = "\n\n".join(f"**[{label}](../{target}/index_of_this_section_{n}.htm)**" for n, (label, target) in
                        enumerate([("教室案内", "kyousitu"), ("所在地", "syozaiti"), ("熟年者のページ", "jyukunen"),
                                   ("ホームページ作ります", "hosakusei")]))
-    assert composed_summary(menu, "目次") == "目次、4項目: 教室案内 / 所在地 / 熟年者のページ ほか"
+    assert composed_summary(menu, "目次") == "目次、4項目: 教室案内 / 所在地 / 熟年者のページ / ホームページ作ります"
     offsite = menu.replace("](../", "](http://example.com/")
-    assert composed_summary(offsite, "") == "リンク集、4件: 教室案内 / 所在地 / 熟年者のページ ほか"
+    assert composed_summary(offsite, "") == "リンク集、4件: 教室案内 / 所在地 / 熟年者のページ / ホームページ作ります"
 
 
 def test_a_sentence_with_emphasis_is_quoted_without_its_marks():
@@ -235,3 +235,29 @@ def test_verse_references_in_a_table_are_no_track_list():
     assert _composed(album, "Seasons").startswith("Track list of Seasons: 3 titles")
     items = "# Live\n\n- Morning Glass (4:05)\n- Cheer Up 6:06\n- Lunar Eclipse (2:01)\n"
     assert _composed(items, "Live").startswith("Track list of Live: 3 titles")
+
+
+def test_a_diary_is_called_by_the_series_its_title_names():
+    """Issue 24 (blind readings: `Diary, 31 entries, …; mentions …` was "partly"): the part of a title that names
+    the run of entries (`— Diary of a Birmingham schoolboy`, `The Build Diary`) says what the diary is."""
+    from siterag.enrich.summary import entry_series
+
+    assert entry_series("1949 January", "1949 January — Diary of a Birmingham schoolboy") == \
+        "Diary of a Birmingham schoolboy"
+    assert entry_series("The Build Diary") == "The Build Diary"
+    assert entry_series("日記") == "" and entry_series("日記 演劇 自然 教育 徒然なるままに 2000") == ""  # a figure
+    assert entry_series("changelog — Brian David Williams — All the days of my life") == ""
+    diary = "## 1 March 1952 {#1952-03-01}\n\nRain.\n\n## 2 March 1952 {#1952-03-02}\n\nSun.\n"
+    assert composed_summary(diary, "1952 March", series="Diary of a Birmingham schoolboy") == \
+        "Diary of a Birmingham schoolboy, 2 entries, 1–2 Mar 1952."
+    assert composed_summary(diary, "1952 March").startswith("Diary, 2 entries")
+
+
+def test_a_list_of_one_more_than_shown_is_shown_whole_and_titles_once():
+    """Issue 24 (summary reading, seed 1214): `目次、4項目: A / B / C ほか` hid the fourth of four pages; a
+    report's entries all titled 九州 read `九州 / 九州 / 九州`."""
+    from siterag.enrich.summary import _quoted
+
+    assert _quoted(["A", "B", "C", "D"], True) == "A / B / C / D"
+    assert _quoted(["A", "B", "C", "D", "E"], True) == "A / B / C ほか"
+    assert _quoted(["九州", "九州", "九州", "九州", "九州"], True) == "九州"
