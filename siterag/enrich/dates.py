@@ -937,10 +937,11 @@ def _trailing_date(text: str, order: str | None = None) -> DateLine | None:
 # A label that says what the date after it is: an update stamp (`Last updated:`, `最終更新日：`, `(Update: …)`)
 # or the date of the page's event or writing (`[日時]`, `Date:`, `掲載日`, `Posted on`). Japanese labels end
 # at a separator or bracket; English ones are whole words ("date" and "created" need a colon: "up to date"; a
-# list's `compiled 15 July 2003` does not).
+# list's `compiled 15 July 2003` does not; a footer's `posted 2007-07-01` does not).
 _UPDATE_LABEL = (r"(?:(?:last|latest)[\s-]+)?(?:updated?|modified|revised|changed)(?:\s+(?:on|at))?|"
                  r"(?:最終)?(?:更新|改訂|改定|修正)(?:日時|日付|日)?")
-_OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:posted|written|published)\s+on|compiled(?:\s+on)?|"
+_OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:written|published)\s+on|posted(?:\s+on)?|"
+                r"compiled(?:\s+on)?|"
                 r"(?:作成|掲載|公開|発行|執筆|記入|開催|投稿)(?:日時|日付|日)?|日時|日付|年月日")
 _LABEL_RE = re.compile(r"(?<![A-Za-z])(?:(?P<update>" + _UPDATE_LABEL + r")|" + _OTHER_LABEL + r")"
                        r"(?![A-Za-z])\s*[\]】)）>＞〕]?\s*[:：]?\s*", re.IGNORECASE)

@@ -444,6 +444,7 @@ def test_a_japanese_page_writes_short_dates_year_first():
     ("作成日 平成15年6月29日", ("2003-06-29", False)),
     ("Date: 2001-02-03", ("2001-02-03", False)),
     ("Posted on March 3, 2002", ("2002-03-03", False)),
+    ("webwork by Jim Nagel at Abbey Press Glastonbury — posted 2007-07-01", ("2007-07-01", False)),
     ("投稿日 ： 2003/02/03", ("2003-02-03", False)),
     ("*This list compiled 15 July 2003*", ("2003-07-15", False)),
     ("compiled by John Smith, 2003/1/1", None),
