@@ -259,7 +259,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     """Indexes into `sentences` of the 2-3 most central of `pool` (in page order): the cosine of each sentence's
     term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
-    greeting, a note); none sharing less than MIN_CENTRAL, none saying again what a chosen one says (SAME_SAY). A
+    greeting, a note); none sharing less than MIN_CENTRAL, none saying again what the chosen say (_said_already). A
     question or an aside in brackets is taken only when the page has nothing else. The best of them (with the
     sentence right before it when it points back: leans_back) grows into its neighbours in `pool`, the one before
     it first, while they fit SUMMARY_CHARS and say something new (a window never starts on a sentence that points
@@ -308,7 +308,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
         for k in (before, after):
             if k not in (saying if k == before else plain) or (k == before and leans_back(sentences[k], title)):
                 continue
-            if any(_cosine(vectors[k], vectors[c], w) >= SAME_SAY for c in chosen) or \
+            if _said_already(vectors[k], [vectors[c] for c in chosen], w) or \
                     len(_join([sentences[c] for c in sorted(chosen | {k})])) > chars:
                 continue
             chosen.add(k)
@@ -320,7 +320,17 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
 
 
 MIN_CENTRAL = 0.05  # a sentence sharing less than this with the rest of the page (a greeting, thanks) is no summary
-SAME_SAY = 0.6  # a sentence this near (cosine of terms) to one already chosen adds nothing
+SAME_SAY = 0.6  # a sentence this near (cosine of terms) to one already chosen, with this share of its terms
+# chosen already, adds nothing
+
+
+def _said_already(terms: Counter[str], chosen: list[Counter[str]], w: dict[str, float]) -> bool:
+    """Whether a sentence says again what the chosen ones say: near one of them (cosine ≥ SAME_SAY) and SAME_SAY of
+    its distinct terms theirs. A short sentence that names the page's subject again and goes on to something new
+    (`…Windows8での必須アプリが加わりました` after `Windows8を使い初めて…アプリも…`) adds that."""
+    said = set().union(*chosen) if chosen else set()
+    return any(_cosine(terms, c, w) >= SAME_SAY for c in chosen) and \
+        sum(t in said for t in terms) >= SAME_SAY * len(terms)
 
 
 def _cosine(a: Counter[str], b: Counter[str], w: dict[str, float]) -> float:

@@ -275,3 +275,17 @@ def test_a_summary_quotes_the_authors_words_before_those_the_author_quotes():
     assert quotation("The nation has lost its way “You only have I known of all the families of the earth” (Amos 3:2).")
     assert choose_summary([verse, own], ["Israel"], title="God’s indictment of Israel") == own
     assert choose_summary([verse], ["Israel"], title="God’s indictment of Israel") == verse  # nothing else to say
+
+
+def test_a_summary_goes_on_into_a_sentence_that_names_the_subject_again_and_says_more():
+    """Issue 24 (summary reading, seed 1214): a post's summary stopped after its first line, its next sentence
+    sharing two of that line's three words; a sentence that only says the first again still ends it."""
+    from siterag.enrich.summary import choose_summary
+
+    post = ["Windows8を使い初めて５か月になり、利用するアプリも落ち着てきました。",
+            "基本的にはWindows7の時からの定番アプリは変わりませんがWindows８での必須アプリが加わりました。",
+            "最近、ダウンロードのリンクが直接的ではないですね。"]
+    summary = choose_summary(post, ["Windows8必須アプリ"], title="Windows8必須アプリ")
+    assert summary.startswith(post[0] + post[1]), summary
+    again = [post[0], "Windows8のアプリを利用しています。", post[2]]
+    assert again[1] not in choose_summary(again, [], title="Windows8必須アプリ")
