@@ -9,6 +9,7 @@ import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
 from siterag.enrich.kinds import KINDS
+from siterag.enrich.metadata import UNTITLED
 from siterag.enrich.summary import (
     ITEM_CHARS,
     LIST_SHOWN,
@@ -261,7 +262,7 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
                 break
         if linked:
             return out or linked
-    composed = composed_summary(body, title, lead, topics, kind, series)
+    composed = composed_summary(body, "" if title == UNTITLED else title, lead, topics, kind, series)
     if composed:
         return composed
     chat = chat_summary(body, ja)

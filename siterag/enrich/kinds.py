@@ -321,6 +321,8 @@ def structural_kind(st: Structure) -> str:
         return "diary"
     if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
+    if st.internal >= 4 and 3 * (st.items + st.internal) >= 2 * n and st.prose * 10 < n:  # the site's pages,
+        return "index"  # each a link with its parts listed under it (a diary's years, each with its entries' titles)
     if st.toc >= 4 and st.toc * 3 >= st.rows and st.text_chars < 30 * st.toc:  # a table of contents laid out
         return "index"  # in a table, a page in a row (not a menu's hot keys, all into a few pages; not a track list)
     if st.verse >= VERSE_LINES and st.verse >= 4 * st.prose and not st.rows and linked * 4 < n:

@@ -163,3 +163,12 @@ def test_a_contents_table_is_summed_up_by_the_pages_it_leads_to():
     summary = page_summary(body, [], [], [], set(), "きれいな雛形", "index")
     assert summary == "「きれいな雛形」（目次）: 4項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか"
     assert linked_summary("\n".join(rows[:5]), True) == ""  # two pages: no contents
+
+
+def test_a_page_without_a_title_is_not_called_untitled_in_its_summary():
+    """Issue 24 (blind reading, seed 1215): `untitled: 画像 4枚` said "no" to both readers."""
+    from siterag.enrich.framing import page_summary
+
+    pictures = "\n\n".join(f"![]({n}.gif)" for n in "abcd")
+    assert page_summary(pictures, [], [], [], set(), "untitled") == "4 pictures."
+    assert page_summary(pictures, [], [], [], set(), "Birds") == "Birds: 4 pictures."

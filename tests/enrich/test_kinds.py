@@ -340,3 +340,14 @@ def test_links_each_with_a_few_lines_about_it_are_a_links_page():
                           f"記事がとても面白くて楽しいです。" for i in range(10))
     assert page_kind(entries) == "links"
     assert page_kind("\n\n".join([PROSE_JA * 3 + f" [注{i}](http://e{i}.jp/)" for i in range(10)])) == "essay"
+
+
+def test_a_contents_page_lists_each_pages_parts_under_its_link():
+    """Issue 24 (blind reading, seed 1215): brianwilliams' `Diary excerpts 1935–1946` (each year a link, its
+    entries' titles listed under it) read as a diary; it is the diary's contents."""
+    years = "\n\n".join(f"[**{y}**]({y}.html)\n\n" + "\n".join(f"- Entry {y}-{i}" for i in range(8))
+                        for y in range(1935, 1941))
+    intro = "My first diary was for 1943, begun when I was only 7. I have expanded some entries since."
+    assert page_kind(f"# Diary excerpts\n\n{intro}\n\n{years}", "Diary excerpts 1935–1946") == "index"
+    assert page_kind(f"# Diary excerpts\n\n{intro}\n\n" + "\n".join(f"- Entry {i}" for i in range(40)),
+                     "Diary excerpts") == "diary"  # a list without the pages it belongs to: what the title says
