@@ -15,6 +15,9 @@ KEY.json` leaves out the pages of an earlier sample (pages read while tuning), s
 
     .venv/bin/python benchmarks/reading_sample.py sample B A /tmp/judge/s1208 --seed 1208 \\
         --exclude /tmp/judge/s1207/key.json
+
+`--changed` draws only the pages whose metadata the two builds disagree on (up to `--per-site`): to read every
+page a change touches, blind, next to its page.
 """
 
 from __future__ import annotations
@@ -76,8 +79,23 @@ def seen_pages(keys: list[Path]) -> set[tuple[str, str]]:
     return {(v["site"], v["rel"]) for key in keys for v in json.loads(key.read_text(encoding="utf-8")).values()}
 
 
+def changed_pages(before: Path, after: Path, site: str) -> set[str]:
+    """The site's corpus paths whose metadata (FIELDS) differs between the two builds: the pages a change touches."""
+    root = before / "corpus" / site
+    out = set()
+    for path in root.rglob("*.md"):
+        rel = str(path.relative_to(root))
+        new_path = after / "corpus" / site / rel
+        old, new = _front(path)[0], _front(new_path)[0] if new_path.exists() else {}
+        if any(old.get(k) != new.get(k) for k in FIELDS):
+            out.add(rel)
+    return out
+
+
 def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ...], per_site: int = 12,
-           exclude: set[tuple[str, str]] = frozenset()) -> None:
+           exclude: set[tuple[str, str]] = frozenset(), changed: bool = False) -> None:
+    """Draw `per_site` pages per site (`changed`: only pages whose metadata the two builds disagree on, up to
+    `per_site`) and write them for reading (the module docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     key: dict[str, dict] = {}
@@ -85,9 +103,12 @@ def sample(before: Path, after: Path, out: Path, seed: int, sites: tuple[str, ..
     for site in sites:
         root = before / "corpus" / site
         every = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
+        if changed:
+            touched = changed_pages(before, after, site)
+            every = [rel for rel in every if rel in touched]
         pool = [rel for rel in every if (site, rel) not in exclude]
         drawn = rng.sample(pool, min(per_site, len(pool)))
-        if len(drawn) < per_site:  # a small site read before: the rest from its pages read already (said)
+        if len(drawn) < per_site and not changed:  # a small site read before: the rest from pages read (said)
             drawn += rng.sample([rel for rel in every if (site, rel) in exclude], per_site - len(drawn))
             print(f"{site}: {len(pool)} unread pages; {per_site - len(pool)} drawn from pages read before")
         for rel in drawn:
@@ -128,6 +149,9 @@ def main() -> int:
     s.add_argument("--seed", type=int, default=1206)
     s.add_argument("--exclude", type=Path, action="append", default=[],
                    help="an earlier sample's key.json: its pages are not drawn again (repeatable)")
+    s.add_argument("--changed", action="store_true",
+                   help="draw only pages whose metadata differs between the builds (read every page a change touches)")
+    s.add_argument("--per-site", type=int, default=12)
     for p in (b, s):
         p.add_argument("--sites", default=",".join(SITES))
     args = ap.parse_args()
@@ -135,7 +159,8 @@ def main() -> int:
     if args.command == "build":
         build(args.checkout.resolve(), args.out, sites)
     else:
-        sample(args.before, args.after, args.out, args.seed, sites, exclude=seen_pages(args.exclude))
+        sample(args.before, args.after, args.out, args.seed, sites, args.per_site, seen_pages(args.exclude),
+               args.changed)
     return 0
 
 
