@@ -204,25 +204,6 @@ def quotable(sentences: list[str]) -> list[int]:
     return [2 if substantive(s) else int(substantive(s, strict=False)) for s in sentences]
 
 
-# A sentence that is all a quotation: opening and closing marks around it (or a quotation going on to the next
-# sentence), a reference after (`“Rejoice not, O Israel …” (v1).`, `「…」（第3章）`)
-_QUOTATION_RE = re.compile(r"^\s*(?:“[^”]+”?|\"[^\"]+\"|「[^」]+」|『[^』]+』)"
-                           r"\s*(?:[(（][^)）]{0,40}[)）])?\s*[.。]?\s*$")
-
-
-QUOTED_SHARE = 0.5  # a sentence at least this much inside quotation marks is more the quoted words than its own
-_QUOTED_RE = re.compile(r"“[^”]*”?")  # (「…」 in a Japanese sentence is as often a title's or a name's marks)
-
-
-def quotation(sentence: str) -> bool:
-    """Whether a sentence is someone else's words, quoted (a verse, a saying), not the page's own: all of it, or
-    QUOTED_SHARE of its characters (`The nation has lost its way “You only have I known …” (Amos 3:2).`)."""
-    if _QUOTATION_RE.match(sentence):
-        return True
-    quoted = sum(len(m) for m in _QUOTED_RE.findall(sentence))
-    return quoted >= QUOTED_SHARE * len(sentence.strip())
-
-
 def choose_summary(sentences: list[str], tags: list[str], common: set[str] = frozenset(),
                    quotes: list[int] | None = None, idf: Callable[[str], float] | None = None,
                    title: str = "", chars: int = SUMMARY_CHARS) -> str:
@@ -230,8 +211,7 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
     terms, its title's among them), in page order, ≤ SUMMARY_CHARS in all, each a substantive sentence ending in a
     stop (a line without one is a heading, a name, an affiliation). A sentence that points back (`そして`,
     `このとき`, `こんな…`, `This…`, `They…`) comes only with the sentence right before it. Sentences in `common`
-    (the site's template, a banner) are never chosen, nor one all in quotation marks (quotation) where the page
-    has its own. Japanese sentences are joined as they are, others with a
+    (the site's template, a banner) are never chosen. Japanese sentences are joined as they are, others with a
     space. A page without such sentences gets the start of its first long sentence (cut after a comma), else its
     one best line of text (a caption), else ''. `quotes`: quotable(sentences), when already known; `idf`: a
     term's weight on this site (rarer: more telling), 1 for every term when not given; `chars`: the room
@@ -239,7 +219,6 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
     quotes = quotable(sentences) if quotes is None else quotes
     pool = [i for i, (s, q) in enumerate(zip(sentences, quotes, strict=True))
             if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
-    pool = [i for i in pool if not quotation(sentences[i])] or pool  # the author's words before those quoted
     if pool:
         picks = central_picks(sentences, pool, idf, title, chars)
         if picks:

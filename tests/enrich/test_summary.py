@@ -263,20 +263,6 @@ def test_a_list_of_one_more_than_shown_is_shown_whole_and_titles_once():
     assert _quoted(["九州", "九州", "九州", "九州", "九州"], True) == "九州"
 
 
-def test_a_summary_quotes_the_authors_words_before_those_the_author_quotes():
-    """Issue 24 (summary reading, seed 1214): a commentary's chapter was summarised by the verse it opens with."""
-    from siterag.enrich.summary import choose_summary, quotation
-
-    verse = "“Hear the Word of the LORD, ye children of Israel: for the LORD hath a controversy with the land” (v1)."
-    own = "The nation was corrupted by sex and drink (v11, cf Isaiah 28:7); it would fall and be destroyed (v5)."
-    assert quotation(verse) and quotation("「ありがとう」")
-    assert quotation("“Unto thee it was shewed, that thou knowest.")  # a quotation going on
-    assert not quotation(own) and not quotation("「星条旗よ永遠なれ」を聴いた。") and not quotation("He said “yes”.")
-    assert quotation("The nation has lost its way “You only have I known of all the families of the earth” (Amos 3:2).")
-    assert choose_summary([verse, own], ["Israel"], title="God’s indictment of Israel") == own
-    assert choose_summary([verse], ["Israel"], title="God’s indictment of Israel") == verse  # nothing else to say
-
-
 def test_a_summary_goes_on_into_a_sentence_that_names_the_subject_again_and_says_more():
     """Issue 24 (summary reading, seed 1214): a post's summary stopped after its first line, its next sentence
     sharing two of that line's three words; a sentence that only says the first again still ends it."""
