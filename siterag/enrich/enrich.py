@@ -69,7 +69,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
-from siterag.enrich.tagclass import fold, with_initials
+from siterag.enrich.tagclass import fold, whole_name
 from siterag.enrich.tagterms import general_zipf, name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
@@ -269,7 +269,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
-    tags = list(dict.fromkeys(with_initials(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor
+    tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame

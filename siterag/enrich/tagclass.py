@@ -46,6 +46,8 @@ _DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
 _ADDRESS_RE = re.compile(r"^\S*(?:[\\@]|/\S*\.|\.\S*/|\w\.[A-Za-z0-9]{2,4}$)\S*$")  # a file, path, host, address
 _SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
+_ROMAN_RE = re.compile(r"^[IVXLC]{2,}$")
+_PLACEHOLDER_RE = re.compile(r"^(?:x{2,}|○{2,}|●{2,}|×{2,}|〇{2,}|△{2,}|□{2,}|\*{2,})$")  # (folded: ＸＸＸＸ = xxxx)
 _TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
 
 
@@ -166,6 +168,8 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "repeated"
     if _ORDINAL_RE.search(term):
         return "ordinal"
+    if _ROMAN_RE.match(term) or _PLACEHOLDER_RE.match(fold(term)):
+        return "placeholder"  # `XI` of the 1st XI, `II` of a part, `ＸＸＸＸ` for a name left out: no name alone
     if sum(ch.isdigit() for ch in term) >= NUMBER_DIGITS:
         return "number"  # a phone number (`TEL-090-2132-3383`), a part number: no subject
     if passing(term, tf, in_subject, page_chars):
@@ -275,6 +279,36 @@ def with_initials(term: str, text: str) -> str:
             not ranked[0].endswith(ranked[1].lstrip()):
         return term  # two people of that name (J.E. Trevis, P.S. Trevis): the page names neither whole
     return ranked[0] + term
+
+
+def with_given_name(term: str, text: str) -> str:
+    """A katakana surname as the page writes it whole, a given name and ・ before it, where it does (`ヴァイ` ->
+    `スティーブ・ヴァイ`, `ファーブル` -> `アンリ・ファーブル`: the most frequent such spelling), else the term; not
+    where two whole names end in it as often (two people)."""
+    if not _KATAKANA_RE.match(term) or "・" in term:
+        return term
+    found = [f for f in re.findall(rf"(?<![ァ-ヺー・])([ァ-ヺー]{{2,}}[・･]){re.escape(term)}(?![ァ-ヺー])", text)
+             if _given_name(f[:-1], f + term, term, text)]
+    if not found:
+        return term
+    ranked = sorted(set(found), key=lambda f: (-found.count(f), f))
+    if len(ranked) > 1 and found.count(ranked[0]) == found.count(ranked[1]):
+        return term
+    return ranked[0] + term
+
+
+def _given_name(first: str, whole: str, term: str, text: str) -> bool:
+    """Whether `first` before ・ is a given name of `whole`, not the first of two things listed with ・ (ヒアデス・
+    プレアデス, バックアップ・レストア): not the term again, not a word of the dictionary, never said without it."""
+    if first == term or any(not proper and not oov for _, proper, oov in _mode_c(first)):
+        return False
+    return text.count(first) == text.count(whole)
+
+
+def whole_name(term: str, text: str) -> str:
+    """A name cut short as the page writes it whole: with its initials (with_initials) or its given name
+    (with_given_name)."""
+    return with_given_name(with_initials(term, text), text)
 
 
 _CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")

@@ -410,3 +410,33 @@ def test_a_slip_of_typing_is_no_tag(term):
     for name in ["Minoh", "Pleon", "Netville", "Dearson", "Titt", "EMOBILE", "Corei", "Konnekt", "Qosmio"]:
         assert not misspelt(name), name
     assert not weak_term("Internet Explorer", 3, True) and not weak_term("Michihiko Minoh", 3, True)
+
+
+def test_a_katakana_surname_is_the_whole_name_the_page_writes_with_its_given_name():
+    """Issue 24 (blind reading, seed 1215): `ヴァイ` of a review that writes `スティーブ・ヴァイ` twice and `ヴァイ`
+    alone; two things listed with ・ (ヒアデス・プレアデス, バックアップ・レストア) or a name said twice stay apart."""
+    from siterag.enrich.tagclass import whole_name, with_given_name
+
+    review = "スティーブ・ヴァイの色が濃い。スティーブ・ヴァイの影響。バッキングは、ヴァイだぁ。"
+    assert with_given_name("ヴァイ", review) == "スティーブ・ヴァイ"
+    assert whole_name("ファーブル", "アンリ・ファーブルの昆虫記。ファーブルは") == "アンリ・ファーブル"
+    assert with_given_name("プレアデス", "ヒアデス・プレアデス。ヒアデスとプレアデス") == "プレアデス"
+    assert with_given_name("レストア", "バックアップ・レストアが速い。レストア") == "レストア"
+    assert with_given_name("ヤワラ", "ヤワラ・ヤワラ、ヤワラ") == "ヤワラ"
+    assert whole_name("Edsor", "Albert W. Edsor drove. Edsor") == "Albert W. Edsor"
+
+
+@pytest.mark.parametrize("term", ["XI", "II", "ＸＸＸＸ", "○○○"])
+def test_a_roman_numeral_or_a_placeholder_alone_is_no_tag(term):
+    """Issue 24 (blind readings, seed 1215): `XI` of a school's 1st XI, `ＸＸＸＸ` for a name left out."""
+    assert weak_term(term, 5, False) == "placeholder"
+    assert not weak_term("CNC", 5, False) and not weak_term("AAA", 5, False)
+
+
+def test_saint_and_mount_keep_their_full_stop_in_a_name():
+    """Issue 24 (blind reading, seed 1215): `Mary’s Church` of `St. Mary’s Church` was a tag."""
+    from siterag.enrich.keywords import english_terms
+
+    assert "St. Mary’s Church" in english_terms("We sang at St. Mary’s Church on Sunday.")
+    assert english_terms("He lives in St. Albans.") == ["St. Albans"]
+    assert english_terms("The first St. was closed.") == []
