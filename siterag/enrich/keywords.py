@@ -44,7 +44,8 @@ _URL_RE = re.compile(rf"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.
 _URL_RUN_RE = re.compile(rf"(?<!\S)\S*?(?::|@|www\.|\.{_FILE_EXT}\b)\S*", re.IGNORECASE)
 _MARKUP_RE = re.compile(r"</?[A-Za-z][^>\n]*>|&[a-z]+;|[*#|>`\\_~=\[\]{}()<]")
 _JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-_EN_WORD = r"(?:(?:St|Mt)\.(?= [A-Z])|[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:['’-][A-Za-z0-9]+)*)"  # St. Mary’s: Saint
+_LATIN = "A-Za-zÀ-ÖØ-öø-ÿ"  # (Nadège, Zürich: an accented letter is no word's end)
+_EN_WORD = (rf"(?:(?:St|Mt)\.(?= [A-Z])|[{_LATIN}0-9]*[{_LATIN}][{_LATIN}0-9]*(?:['’-][{_LATIN}0-9]+)*)")  # St. Mary’s
 _EN_RUN_RE = re.compile(rf"(?<![\w.])(?:{_EN_WORD})(?: {_EN_WORD})*")
 _ALNUM_RE = re.compile(r"[A-Za-z0-9]")
 _HIRAGANA_RE = re.compile(r"^[\u3040-\u309f]+$")

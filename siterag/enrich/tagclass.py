@@ -46,6 +46,7 @@ _DOMAIN_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
 _ADDRESS_RE = re.compile(r"^\S*(?:[\\@]|/\S*\.|\.\S*/|\w\.[A-Za-z0-9]{2,4}$)\S*$")  # a file, path, host, address
 _SMALL_WORDS = frozenset("the a an of in on at to and or for by with from as is was i we he she it this that".split())
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
+_SALUTATIONS = frozenset("dear hello hi hey greetings thanks congratulations".split())
 _ROMAN_RE = re.compile(r"^[IVXLC]{2,}$")
 _PLACEHOLDER_RE = re.compile(r"^(?:x{2,}|○{2,}|●{2,}|×{2,}|〇{2,}|△{2,}|□{2,}|\*{2,})$")  # (folded: ＸＸＸＸ = xxxx)
 _TITLE_ABBR_RE = re.compile(r"^(?:St|Mr|Mrs|Dr|Mt|Sr|Jr|Ms)\.?$")
@@ -174,6 +175,8 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "number"  # a phone number (`TEL-090-2132-3383`), a part number: no subject
     if passing(term, tf, in_subject, page_chars):
         return "passing"
+    if any(_garbled(w) for w in words):
+        return "garbled"  # `ãñYçY`: a symbol font's Hebrew read as Latin-1, not a word
     if any(misspelt(w) for w in _LATIN_WORD_RE.findall(term)):
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if _JA_RE.search(term):
@@ -183,6 +186,13 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
     if len(words) > 1:
         return _weak_english_phrase(words, tf, in_subject)
     return _weak_english_word(term, tf, in_subject)
+
+
+def _garbled(word: str) -> bool:
+    """A Latin word more than a third of whose letters are accented (`ãñYçY`): text in a symbol font or a wrong
+    code page; a name has one or two (Nadège, Zürich, Société)."""
+    accented = sum(0xC0 <= ord(ch) <= 0xFF for ch in word)
+    return accented > 0 and 3 * accented > sum(ch.isalpha() for ch in word)
 
 
 def passing(term: str, tf: int, in_subject: bool, page_chars: int) -> bool:
@@ -212,6 +222,8 @@ def common_run(term: str) -> bool:
 
 
 def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
+    if words[0].casefold() in _SALUTATIONS:
+        return "salutation"  # `Dear Brian`, `Hello Brian`: a letter's or a guestbook's greeting, not a name
     capitals = [w[:1].isupper() for w in words]
     if len(words[-1]) == 1 and words[-1].isupper():
         return "name cut"  # `Thomas W` of Thomas W. Phinney, `Squadron-Leader R`
@@ -305,10 +317,29 @@ def _given_name(first: str, whole: str, term: str, text: str) -> bool:
     return text.count(first) == text.count(whole)
 
 
+def with_first_name(term: str, text: str) -> str:
+    """An English surname as the page writes it whole with a first name never said without it (`Morissette` ->
+    `Alanis Morissette`: the most frequent such spelling), else the term; not after a common word (`The`,
+    `Church`), nor where a title goes with it too (`Mrs Hopkins`) or two first names as often (two people)."""
+    if not re.fullmatch(r"[A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)?", term) or \
+            re.search(rf"\b{_TITLE_BEFORE_NAME_RE.pattern}\.? {re.escape(term)}\b", text):
+        return term  # (`Mrs Hopkins` and `Gerard Hopkins`: two people)
+    found = [first for first in re.findall(rf"(?<![\w.’'])([A-Z][a-z]+) {re.escape(term)}(?![\w’'])", text)
+             if general_zipf(first) < EN_COMMON_ZIPF and not _TITLE_BEFORE_NAME_RE.fullmatch(first)
+             and len(re.findall(rf"(?<![\w’']){first}(?![\w’'])", text)) == text.count(f"{first} {term}")]
+    if not found:
+        return term
+    ranked = sorted(set(found), key=lambda f: (-found.count(f), f))
+    if len(ranked) > 1 and found.count(ranked[0]) == found.count(ranked[1]):
+        return term
+    return f"{ranked[0]} {term}"
+
+
 def whole_name(term: str, text: str) -> str:
-    """A name cut short as the page writes it whole: with its initials (with_initials) or its given name
-    (with_given_name)."""
-    return with_given_name(with_initials(term, text), text)
+    """A name cut short as the page writes it whole: with its initials (with_initials), its first name
+    (with_first_name) or its given name (with_given_name)."""
+    whole = with_initials(term, text)
+    return with_given_name(with_first_name(term, text) if whole == term else whole, text)
 
 
 _CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")

@@ -440,3 +440,25 @@ def test_saint_and_mount_keep_their_full_stop_in_a_name():
     assert "St. Mary’s Church" in english_terms("We sang at St. Mary’s Church on Sunday.")
     assert english_terms("He lives in St. Albans.") == ["St. Albans"]
     assert english_terms("The first St. was closed.") == []
+
+
+def test_a_surname_is_the_whole_name_the_page_writes_with_a_first_name_never_said_alone():
+    """Issue 24 (blind reading, seed 1217): `Morissette`, `Bodle` were tags where the page names the person whole;
+    a title with the surname too (`Mrs Hopkins`) means two people, and a common word before it is none."""
+    from siterag.enrich.tagclass import whole_name, with_first_name
+
+    assert with_first_name("Morissette", "I love Alanis Morissette. Morissette sings.") == "Alanis Morissette"
+    assert with_first_name("Hopkins", "Mrs Hopkins came. Gerard Hopkins left.") == "Hopkins"
+    assert with_first_name("Smith", "The Smith family. Smith.") == "Smith"
+    assert with_first_name("Bodle", "Harold Bodle came. Harold was late. Bodle.") == "Bodle"  # Harold alone too
+    assert whole_name("Edsor", "Albert W. Edsor drove. Edsor") == "Albert W. Edsor"
+
+
+def test_a_greeting_is_no_name_and_an_accented_name_is_one_word():
+    """Issue 24 (blind reading, seed 1217): a guestbook's `Hello Brian`, `Dear Brian` were tags; `Nad` of
+    `Nadège` was cut at its accented letter; a symbol font's Hebrew read as Latin-1 (`ãñYçY`) is no word."""
+    from siterag.enrich.keywords import english_terms
+
+    assert weak_term("Dear Brian", 3, False) == "salutation" and weak_term("Hello Brian", 3, False) == "salutation"
+    assert english_terms("We met Nadège in Zürich.") == ["Nadège", "Zürich"]
+    assert weak_term("ãñYçY", 3, True) == "garbled" and not weak_term("Nadège", 3, True)
