@@ -201,7 +201,7 @@ def linked_name(labels: Counter[str] | None, spread: Counter[str]) -> str:
 
 
 TITLE_GRAM_TITLES = 4  # a pair of letters in this many of a site's distinct <title>s is of its name or keywords
-SITE_WORDED_SHARE = 0.5  # a <title> this much made of such pairs is a variant of the site's name
+SITE_WORDED_SHARE = 0.4  # a <title> this much made of such pairs is a variant of the site's name (0.4: `ｲﾝﾀｰﾈｯﾄ四日市`)
 
 
 def _letter_pairs(text: str) -> set[str]:

@@ -98,9 +98,9 @@ def test_a_variant_of_the_sites_name_as_title_gives_way_to_what_the_sites_links_
     shows (`蓮の開花`)."""
     from siterag.enrich.metadata import renamed_by_links, title_vocabulary
 
-    vocabulary = title_vocabulary([
-        "パソコンクラブ四日市", "四日市のパソコンスクール", "ＨＴパソコン教室", "パソコン教室四日市",
-        "パソコンスクール四日市", "四日市パソコン教室", "ＨＲＴＡＪパソコン教室", "温室", "航空写真"])
+    titles = ["パソコンクラブ四日市", "四日市のパソコンスクール", "ＨＴパソコン教室", "パソコン教室四日市",
+              "パソコンスクール四日市", "四日市パソコン教室", "ＨＲＴＡＪパソコン教室", "温室", "航空写真"]
+    vocabulary = title_vocabulary(titles)
     assert renamed_by_links("パソコンクラブ四日市", "蓮の開花", vocabulary)
     assert renamed_by_links("ＨＴパソコン教室", "ネオンテトラの水槽", vocabulary)
     assert not renamed_by_links("温室", "我が家の温室", vocabulary)  # the page's own title: not the site's words
@@ -108,6 +108,10 @@ def test_a_variant_of_the_sites_name_as_title_gives_way_to_what_the_sites_links_
     assert not renamed_by_links("パソコン教室四日市", "Flash movie", vocabulary)  # another language
     for label in ("設定", "2004.9.17 日( 金)", "説明を書きました", "pdf"):  # common, a date, a sentence, a word
         assert not renamed_by_links("パソコン教室四日市", label, vocabulary), label
+    # blind reading, seed 1217: two more of the school's titles, under half of their letter pairs the site's
+    keywords = title_vocabulary([*titles, "インターネット四日市", "ｲﾝﾀｰﾈｯﾄ教室", "インターネット講座", "ネット四日市"])
+    assert renamed_by_links("ｲﾝﾀｰﾈｯﾄ四日市", "産めよ増やせよ", keywords)
+    assert renamed_by_links("四日市のパソコンスクール", "ディスカスの水槽", keywords)
 
 
 def test_a_link_to_a_part_of_a_page_does_not_name_the_page(tmp_path):
