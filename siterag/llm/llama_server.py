@@ -15,7 +15,11 @@ import httpx
 
 
 class ServerError(RuntimeError):
-    """The embedded LLM server cannot be started."""
+    """The embedded LLM server cannot be started; `returncode` is the server's exit code when it died."""
+
+    def __init__(self, message: str, returncode: int | None = None):
+        super().__init__(message)
+        self.returncode = returncode
 
 
 # A binary built for another CPU (a wheel from a pip cache shared between machines) dies on its first such instruction
@@ -79,7 +83,8 @@ def start_server(port: int, model: Path | None = None, ctx: int = 4096, threads:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise ServerError(f"llama-server exited with code {proc.returncode} (log: {log_path})"
-                              + (ILLEGAL_INSTRUCTION_HINT if proc.returncode == -signal.SIGILL else ""))
+                              + (ILLEGAL_INSTRUCTION_HINT if proc.returncode == -signal.SIGILL else ""),
+                              returncode=proc.returncode)
         if healthy(url):
             return proc
         time.sleep(0.5)
@@ -95,3 +100,26 @@ def stop_server(proc: subprocess.Popen) -> None:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def runs_here(model: Path | None = None, wait_s: float = 120) -> int | None:
+    """Start the installed llama-server once with the packaged model and stop it: None when it served, else its
+    exit code (-4: built for another CPU). scripts/setup rebuilds the server when this says -4."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    try:
+        proc = start_server(port, model=model, ctx=512, threads=1, wait_s=wait_s)
+    except ServerError as exc:
+        return exc.returncode if exc.returncode is not None else 1
+    stop_server(proc)
+    return None
+
+
+if __name__ == "__main__":  # scripts/setup: python -m siterag.llm.llama_server --check
+    if sys.argv[1:] != ["--check"] or find_binary() is None:
+        sys.exit(0)
+    failed = runs_here()
+    sys.exit(0 if failed is None else 4 if failed == -signal.SIGILL else 1)
