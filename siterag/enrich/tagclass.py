@@ -530,6 +530,9 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
         if len(near) == 1 and (only := near.pop()):
             if _JOIN_CHARS_RE.match(only) and not only.isascii() and not (side == 1 and only in "中上下等用的後前内"):
                 return True
+            if side == 0 and only.isascii() and only.isalnum() and len(spots) >= 2 \
+                    and len({_ASCII_RUN_END_RE.search(text[max(0, s - 20):s]).group() for s, _ in spots}) == 1:
+                return True  # インスツルメント of VSTインスツルメント, カードスロット of SDカードスロット each time
             if only in "のノヶ" and len(spots) >= 2:  # 湖畔の宿 each time
                 nxt = {text[e + 1:e + 2] if side == 1 else text[max(0, s - 2):s - 1] for s, e in spots}
                 if len(nxt) == 1 and _JOIN_CHARS_RE.match(nxt.pop() or " "):
@@ -537,6 +540,7 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
     return False
 
 
+_ASCII_RUN_END_RE = re.compile(r"[A-Za-z0-9]+$")
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
 
 

@@ -86,6 +86,15 @@ def test_a_term_always_inside_the_same_longer_name_is_a_fragment():
     assert not fragment("Steve Wood", "Contact Steve Wood. Steve Wood builds robots.")
 
 
+def test_a_katakana_word_always_after_the_same_latin_word_is_a_fragment_of_that_name():
+    """SDカードスロット twice: カードスロット alone is a piece of it; once only, or after different Latin words, no
+    evidence of a longer name."""
+    assert fragment("カードスロット", "S7にはSDカードスロットがあり、カメラとSDカードスロットは付いている。")
+    assert not fragment("カードスロット", "S7にはSDカードスロットがある。")
+    assert not fragment("カードスロット", "SDカードスロットとCFカードスロットがある。")
+    assert not fragment("カードスロット", "SDカードスロットがあり、カードスロットは二つ。")
+
+
 def test_a_capitalised_word_only_at_sentence_starts_or_also_in_lowercase_is_a_word():
     assert weak_in_text("Vindicated", "Vindicated at last, he went home.\n")
     assert weak_in_text("Troupe", "Troupe of dancers came. The troupe left.")
