@@ -335,11 +335,31 @@ def with_first_name(term: str, text: str) -> str:
     return f"{ranked[0]} {term}"
 
 
+def with_surname(term: str, text: str) -> str:
+    """An English first name as the page writes it whole with the one surname it gives it (`Helen` -> `Helen
+    Walker`, `Anne` -> `Anne Vickery`: a diary names a person once in full, then by the first name), else the term:
+    the surname a word rarer than EN_COMMON_ZIPF (not `River` of `Kum River`, `Theatre`) never said without the
+    first name, and only one such (two people, or a list); none where the two words go on into a longer name."""
+    if not re.fullmatch(r"[A-Z][a-z]+", term) or _TITLE_BEFORE_NAME_RE.fullmatch(term):
+        return term
+    spots = list(re.finditer(rf"(?<![\w.’']){term} ([A-Z][a-z]+(?:[-’'][A-Z]?[a-z]+)?)(?![\w’'])", text))
+    if any(re.match(r"\s?[A-Z]", text[m.end():m.end() + 2]) for m in spots):
+        return term  # part of a longer name: Mrs Hilda Nora Lloyd, Emperor Haile Selassie, Malawi Broadcasting Corp.
+    found = {m.group(1) for m in spots if general_zipf(m.group(1)) < EN_COMMON_ZIPF
+             and len(re.findall(rf"(?<![\w’']){re.escape(m.group(1))}(?![\w’'])", text))
+             == text.count(f"{term} {m.group(1)}")}
+    return f"{term} {found.pop()}" if len(found) == 1 else term
+
+
 def whole_name(term: str, text: str) -> str:
     """A name cut short as the page writes it whole: with its initials (with_initials), its first name
-    (with_first_name) or its given name (with_given_name)."""
+    (with_first_name), its surname (with_surname) or its given name (with_given_name)."""
     whole = with_initials(term, text)
-    return with_given_name(with_first_name(term, text) if whole == term else whole, text)
+    if whole == term:
+        whole = with_first_name(term, text)
+    if whole == term:
+        whole = with_surname(term, text)
+    return with_given_name(whole, text)
 
 
 _CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")

@@ -463,6 +463,20 @@ def test_a_surname_is_the_whole_name_the_page_writes_with_a_first_name_never_sai
     assert whole_name("Edsor", "Albert W. Edsor drove. Edsor") == "Albert W. Edsor"
 
 
+def test_a_first_name_is_the_whole_name_the_page_gives_it_once():
+    """Issue 24 (judged tags): a diary names a person once in full, then by the first name (`Helen`, `Anne` were
+    tags: fragments of Helen Walker, Anne Vickery). Not where the two words go on into a longer name, the second
+    is a common word, is said alone too, or two surnames follow the first name."""
+    from siterag.enrich.tagclass import whole_name, with_surname
+
+    assert with_surname("Helen", "Does the name Helen Walker ring a bell? I knew Helen. Helen sat.") == "Helen Walker"
+    assert whole_name("Bruno", "We stayed with Rev. Bruno Vettorazo, his friend. Bruno cooked.") == "Bruno Vettorazo"
+    assert with_surname("Emperor", "Emperor Haile Selassie was deposed. The Emperor fled.") == "Emperor"
+    assert with_surname("Kum", "We reached the Kum River. Kum was cold.") == "Kum"
+    assert with_surname("Helen", "Helen Walker came. Walker left. Helen sat.") == "Helen"
+    assert with_surname("Helen", "Helen Walker and Helen Bowran came. Helen sat.") == "Helen"
+
+
 def test_a_greeting_is_no_name_and_an_accented_name_is_one_word():
     """Issue 24 (blind reading, seed 1217): a guestbook's `Hello Brian`, `Dear Brian` were tags; `Nad` of
     `Nadège` was cut at its accented letter; a symbol font's Hebrew read as Latin-1 (`ãñYçY`) is no word."""
