@@ -537,7 +537,21 @@ def fragment(term: str, text: str) -> bool:
         return False
     if _JA_RE.search(term):
         return _ja_fragment(term, text, spots)
-    return _en_fragment(text, spots)
+    return _shouted_fragment(term, text, spots) or _en_fragment(text, spots)
+
+
+_CAPS_WORD_BEFORE_RE = re.compile(r"(?:^|[ \t])[A-Z][A-Z’']*[ \t]$")
+_CAPS_WORD_AFTER_RE = re.compile(r"^[ \t][A-Z][A-Z’']*(?:[ \t]|$)")
+
+
+def _shouted_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
+    """A phrase in capitals each time next to another word in capitals, small ones included (`LOVE OF GOD` of `THE
+    LOVE OF GOD FOR HIS PEOPLE`, `UNFAITHFUL WIFE` of `HOSEA MARRIES AN UNFAITHFUL WIFE`): a piece of a heading
+    written in capitals, cut where the term finder stops at a small word."""
+    if " " not in term or not term.isupper():
+        return False
+    return all(_CAPS_WORD_BEFORE_RE.search(text[max(0, s - 20):s]) or _CAPS_WORD_AFTER_RE.match(text[e:e + 20])
+               for s, e in spots)
 
 
 def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:

@@ -95,6 +95,17 @@ def test_a_katakana_word_always_after_the_same_latin_word_is_a_fragment_of_that_
     assert not fragment("カードスロット", "SDカードスロットがあり、カードスロットは二つ。")
 
 
+def test_a_phrase_cut_from_a_heading_in_capitals_is_a_fragment():
+    """Issue 24 (judged tags): `LOVE OF GOD`, `UNFAITHFUL WIFE` were tags cut from the chapter headings `THE LOVE OF
+    GOD FOR HIS PEOPLE`, `HOSEA MARRIES AN UNFAITHFUL WIFE`; a heading that is the phrase whole, or an acronym, is
+    none."""
+    assert fragment("LOVE OF GOD", "# THE LOVE OF GOD FOR HIS PEOPLE\n\nText.")
+    assert fragment("UNFAITHFUL WIFE", "# HOSEA MARRIES AN UNFAITHFUL WIFE\n")
+    assert not fragment("NIGHT RAIDS", "## NIGHT RAIDS\n\nThe sirens went.")
+    assert not fragment("AICHI JAPAN", "EXPO 2005 AICHI JAPAN opened.")
+    assert not fragment("STRICT LIABILITY", "WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT")
+
+
 def test_a_capitalised_word_only_at_sentence_starts_or_also_in_lowercase_is_a_word():
     assert weak_in_text("Vindicated", "Vindicated at last, he went home.\n")
     assert weak_in_text("Troupe", "Troupe of dancers came. The troupe left.")
