@@ -250,6 +250,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
     if not in_subject and table_code(term, text):
         return "table value"  # FOF, COG5 in the cells of a fleet list: the table's data, not the page's subject
+    if not in_subject and citation(term, text):
+        return "citation"  # Deuteronomy 33:27, Proverbs 3:5: the source of a quotation, not what the page is about
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
     japanese = bool(_JA_RE.search(term))
@@ -270,6 +272,18 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         if _only_sentence_initial(term, text):
             return "sentence start"
     return ""
+
+
+CITED_SHARE = 0.75  # a name this often followed by a chapter and verse (3:16) is a reference
+_REFERENCE_AFTER_RE = re.compile(r"^\s?\d+:\d+")
+
+
+def citation(term: str, text: str) -> bool:
+    """Whether a name stands on this page mostly (CITED_SHARE) as a reference followed by a chapter and verse
+    (`Deuteronomy 33:27`, `Amos 9:9`): where a quotation comes from, not what the page is about."""
+    spots = [m.end() for m in re.finditer(rf"(?<![\w’']){re.escape(term)}(?![\w’'])", text)]
+    cited = sum(bool(_REFERENCE_AFTER_RE.match(text[e:e + 12])) for e in spots)
+    return bool(spots) and cited >= CITED_SHARE * len(spots) and not _JA_RE.search(term)
 
 
 _TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
