@@ -109,7 +109,7 @@ def test_a_phrase_cut_from_a_heading_in_capitals_is_a_fragment():
 def test_a_name_that_stands_mostly_before_chapter_and_verse_is_a_citation():
     """Issue 24 (judged tags): `Deuteronomy`, `Proverbs`, `Amos` were tags of a commentary that only cites them;
     the book it is about, said in its text, is no citation, nor is a version or a score."""
-    text = "God is our refuge (Deuteronomy 33:27). Trust Him (Proverbs 3:5). Amos 9:9 and Amos 4:12, Amos 9."
+    text = "God is our refuge (Deuteronomy 33:27). Trust Him (Proverbs 3:5). Amos 9:9, Amos 4:12, Amos 3:7 and Amos 9."
     assert weak_in_text("Deuteronomy", text) == "citation" and weak_in_text("Amos", text) == "citation"
     assert not weak_in_text("Amos", text, in_subject=True)
     assert not weak_in_text("Hosea", "Hosea married Gomer (Hosea 1:2). Hosea was a prophet to Israel.")
