@@ -177,7 +177,7 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "passing"
     if any(_garbled(w) for w in words):
         return "garbled"  # `ãñYçY`: a symbol font's Hebrew read as Latin-1, not a word
-    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(term)):
+    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(unicodedata.normalize("NFKC", term))):  # (Ｗｉｎｏｄｗｓ)
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if _JA_RE.search(term):
         return _weak_japanese(term, tf, in_subject, built_on)
@@ -419,7 +419,7 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     words = name.split()
     if len(words) != len({w.casefold() for w in words}):
         return "repeated"
-    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(name)):
+    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(unicodedata.normalize("NFKC", name))):
         return "typo"  # `Mster Solo Performance`
     if _JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
         return phrase  # VSTインスツルメントの設定: a manual's step, whole or not
