@@ -177,7 +177,7 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "passing"
     if any(_garbled(w) for w in words):
         return "garbled"  # `ãñYçY`: a symbol font's Hebrew read as Latin-1, not a word
-    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(unicodedata.normalize("NFKC", term))):  # (Ｗｉｎｏｄｗｓ)
+    if typo(term):
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if _JA_RE.search(term):
         return _weak_japanese(term, tf, in_subject, built_on)
@@ -186,6 +186,16 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
     if len(words) > 1:
         return _weak_english_phrase(words, tf, in_subject)
     return _weak_english_word(term, tf, in_subject)
+
+
+_CASE_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def typo(term: str) -> bool:
+    """Whether a Latin word of `term` is a slip of typing (tagterms.misspelt), full-width letters read as ASCII
+    (`Ｗｉｎｏｄｗｓ`) and a word joined to an acronym read apart (`WindosXP`: Windos + XP)."""
+    words = _LATIN_WORD_RE.findall(unicodedata.normalize("NFKC", term))
+    return any(misspelt(w) or any(misspelt(p) for p in _CASE_PART_RE.findall(w) if p != w) for w in words)
 
 
 def _garbled(word: str) -> bool:
@@ -419,7 +429,7 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     words = name.split()
     if len(words) != len({w.casefold() for w in words}):
         return "repeated"
-    if any(misspelt(w) for w in _LATIN_WORD_RE.findall(unicodedata.normalize("NFKC", name))):
+    if typo(name):
         return "typo"  # `Mster Solo Performance`
     if _JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
         return phrase  # VSTインスツルメントの設定: a manual's step, whole or not

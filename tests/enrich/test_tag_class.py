@@ -428,7 +428,7 @@ def test_a_menus_words_run_together_are_no_tag():
 
 
 @pytest.mark.parametrize("term", ["Internet Exploer", "Microsof Windows8Pro", "Mozila FireFox", "Potoshop",
-                                  "Mster Solo Performance", "Acccess", "Ｗｉｎｏｄｗｓ"])
+                                  "Mster Solo Performance", "Acccess", "Ｗｉｎｏｄｗｓ", "WindosXP"])
 def test_a_slip_of_typing_is_no_tag(term):
     """Issue 24 (strict verdicts, `debris`): a word wordfreq lacks, one slip from a common word it has (a letter
     left out, doubled or two swapped), is a typo, in the text or in a title; a name near a word by a changed or an
@@ -440,6 +440,8 @@ def test_a_slip_of_typing_is_no_tag(term):
     for name in ["Minoh", "Pleon", "Netville", "Dearson", "Titt", "EMOBILE", "Corei", "Konnekt", "Qosmio"]:
         assert not misspelt(name), name
     assert not weak_term("Internet Explorer", 3, True) and not weak_term("Michihiko Minoh", 3, True)
+    for name in ["FreeWalk", "TeamViewer", "KyotoSEARCH", "PowerPoint", "WindowsXP", "iPhone"]:
+        assert weak_term(name, 3, True) != "typo", name
 
 
 def test_a_katakana_surname_is_the_whole_name_the_page_writes_with_its_given_name():
