@@ -21,12 +21,15 @@ _TERMINATOR_RE = re.compile(r"[。．！？.!?]")
 _SPACE_RE = re.compile(r"(?:\\|<br\s*/?>)?\s+")
 _EN_SPLIT_RE = re.compile(r"(?<=[a-z0-9)][.])\s+(?=[A-Z0-9\"“(])")
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof|St|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr|"
+                              r"Rev|Revd|Capt|Col|Gen|Lt|Sgt|Fr|Bro|Hon|Gov|Sen|Supt|"
                               r"Proc|Int|Intl|Conf|Symp|Trans|Univ|Dept|Assoc|Soc|Jpn|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
                               r"Sept?|Oct|Nov|Dec)"
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")
 # Markup, a link, an address: no prose. An editor's `[George Carey]` inside a sentence is prose.
 _NOT_PROSE_RE = re.compile(r"[*`|\\<>{}]|\]\(|!\[|\[\]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
-_DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$")
+_DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$"
+                           r"|^\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[A-Z]{2,4})?\.?$")  # or a time: 8.31pm BST.
+_TIME_STAMP_RE = re.compile(r"^\s*(\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[A-Z]{2,4}\.)?)\s+(?=[A-Z])")
 _NUMBERING_RE = re.compile(r"^[\d０-９]{1,3}[.．](?![\d０-９])\s*")
 _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 
@@ -138,7 +141,10 @@ def page_sentences(markdown: str) -> list[str]:
         pieces = _continued(pieces)
         for text in pieces:
             start = 0
-            for cut in _EN_SPLIT_RE.finditer(text):
+            if stamp := _TIME_STAMP_RE.match(text):  # `8.31pm BST. We are back home…`: the entry's time apart
+                out.append(stamp.group(1))
+                start = stamp.end()
+            for cut in _EN_SPLIT_RE.finditer(text, start):
                 if not _ABBREVIATION_RE.search(text, 0, cut.start()):  # "et al. Nakazawa" is one sentence
                     out.append(text[start:cut.start()])
                     start = cut.end()

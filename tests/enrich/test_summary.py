@@ -275,3 +275,16 @@ def test_a_summary_goes_on_into_a_sentence_that_names_the_subject_again_and_says
     assert summary.startswith(post[0] + post[1]), summary
     again = [post[0], "Windows8のアプリを利用しています。", post[2]]
     assert again[1] not in choose_summary(again, [], title="Windows8必須アプリ")
+
+
+def test_a_title_before_a_name_ends_no_sentence_and_an_entry_time_is_no_sentence():
+    """Issue 24 (blind reading, seed 1218): `[Rev. J. Valentine Dibben]` was cut after `Rev.`, and a summary began
+    `J. Valentine Dibben] and now…`; a diary entry's `8.31pm BST.` was quoted with its first sentence."""
+    from siterag.enrich.summary import page_sentences, substantive
+
+    married = "We were married by Mr. Dibben [Rev. J. Valentine Dibben] and now we are at Bowness. We feel strange."
+    assert page_sentences(married)[0].endswith("we are at Bowness.")
+    sentences = page_sentences("8.31pm BST. We are back home at Springfields. We left at 8.30am.")
+    assert sentences == ["8.31pm BST.", "We are back home at Springfields.", "We left at 8.30am."]
+    assert not substantive("8.31pm BST.", strict=False) and page_sentences("We met at 10.30 and left.") == [
+        "We met at 10.30 and left."]
