@@ -222,13 +222,14 @@ def structure(body: str, html: str = "") -> Structure:
     """Count what `body` (a corpus Markdown body) is made of; `html` (its normalized page, where there is one)
     adds its players and scripts."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
-    internal = external = images = items = rows = headings = chars = verse = prose = toc = 0
+    internal = external = images = items = rows = headings = chars = verse = prose = toc = in_cells = 0
     recordings = sum(bool(_MEDIA_FILE_RE.search(re.split(r"[?#]", href, maxsplit=1)[0]))
                      for href in _ANY_TARGET_RE.findall(body))
     listed: set[str] = set()
     for line in lines:
         if line.startswith("|"):
             rows += 1
+            in_cells += len(_MD_IMAGE_RE.findall(line))
             new = {href.split("#")[0] for _, href in _MD_LINK_RE.findall(line) if _page_href(href)} - listed
             toc += bool(new)  # a row of a table of contents leads to a page no row before it led to
             listed |= new
@@ -260,6 +261,8 @@ def structure(body: str, html: str = "") -> Structure:
             verse += 1
         elif len(text) > 30 or _SENTENCE_END_RE.search(text):
             prose += 1
+    if not prose:  # pictures laid out in a table, with captions and no running text: a gallery (not a manual's
+        images += in_cells  # screenshots in a table of steps, not a table of videos under an introduction)
     text = unicodedata.normalize("NFKC", _LINK_TARGET_RE.sub("]", body))
     code = sum(body.count(ch) for ch in "{};$")
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))

@@ -497,8 +497,9 @@ def _structure(body: str) -> dict:
     entries = [(_TIME_BITS_RE.sub("", _DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t))).strip(" :-—•・"), d, t)
                for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
-    text = external = images = stanzas = 0
+    text = external = images = stanzas = in_cells = 0
     header: list[str] = []
+    captions: list[str] = []  # the text cells of a table with rows of pictures
     in_code = gap = False
     for raw in body.splitlines():
         line = raw.strip()
@@ -512,6 +513,9 @@ def _structure(body: str) -> dict:
             cells = [_plain_cell(c) for c in line.strip("|").split("|")]
             if set(line) <= set("|-: "):
                 continue
+            in_cells += len(_MD_IMAGE_ALT_RE.findall(line))
+            captions += [" ".join(_BR_RE.sub(" ", c).split()) for c in cells if sum(map(str.isalpha, c)) >= 2] \
+                if not _MD_IMAGE_ALT_RE.search(line) else []
             (rows if header else header).extend([cells] if header else cells)
             continue
         for alt in _MD_IMAGE_ALT_RE.findall(line):
@@ -534,12 +538,15 @@ def _structure(body: str) -> dict:
             stanzas += gap or not short
             short.append(plain)
         gap = False
+    if in_cells > text:  # pictures laid out in a table, captions in the rows between: a gallery (kinds.structure)
+        images, alts = images + in_cells, alts + captions if in_cells and captions else alts
     return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
             "stanzas": stanzas}
 
 
 _MARKS_RE = re.compile(r"[*_`]")
+_BR_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # What is left of a date in an entry's heading past its start: a weekday, a time, a date's end (`土)～12月29日(火)`,
 # `火曜日 16時05分22秒`): no title of the entry.
 _TIME_BITS_RE = re.compile(r"[(（][月火水木金土日](?:曜日?)?[)）]|[月火水木金土日]曜日|"

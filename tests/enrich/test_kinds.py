@@ -351,3 +351,30 @@ def test_a_contents_page_lists_each_pages_parts_under_its_link():
     assert page_kind(f"# Diary excerpts\n\n{intro}\n\n{years}", "Diary excerpts 1935–1946") == "index"
     assert page_kind(f"# Diary excerpts\n\n{intro}\n\n" + "\n".join(f"- Entry {i}" for i in range(40)),
                      "Diary excerpts") == "diary"  # a list without the pages it belongs to: what the title says
+
+
+GEAR_GALLERY = """１９９０年代のギア
+
+ベース、ギター
+
+| ![](image4.jpg) | ![](image8.jpg) | ![](image9.jpg) | ![](image10.jpg) |
+|---|---|---|---|
+| メインのFender JAZZ BASS | チューンのフレットレス<br>師匠の所に出家中 | アトリエZの５弦 | バレーアーツ |
+"""
+
+
+def test_pictures_laid_out_in_a_table_are_a_gallery_and_its_summary_names_the_captions():
+    """Issue 24 (blind reading, seed 1218): a page of four photos in a table row, their captions in the next, was
+    `other` with the summary `ベース、ギター`; a manual's screenshots in a table of steps under running text stay a
+    manual's."""
+    from siterag.enrich.kinds import structural_kind
+    from siterag.enrich.summary import composed_summary
+
+    assert structural_kind(structure(GEAR_GALLERY)) == "photos"
+    summary = composed_summary(GEAR_GALLERY, "ギター", kind="photos")
+    assert summary.startswith("ギター: 写真 4枚: メインのFender JAZZ BASS / チューンのフレットレス 師匠の所に出家中")
+    steps = ("パスワードを変更するには、設定アプリを開いてからプロファイルを削除します。\n\n"
+             "削除といってもすべての情報が消えるのではなく、パスワードを設定し直す操作です。\n\n"
+             "| ![](pd010.png) | ![](pd020.jpg) | ![](pd030.jpg) |\n|---|---|---|\n"
+             "| 1.設定をタップします | 2.削除ボタンをタップします | 3.削除をタップします |\n")
+    assert structural_kind(structure(steps)) != "photos"
