@@ -647,6 +647,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     label_spread = Counter(label for found in incoming.values() for label in found)  # pages a label leads to
     vocabulary = title_vocabulary(d.page_title for d in docs)
     site_own = own_site_names(site.name, (without_banner(d.page_title, *banner) for d in docs if is_home(d.path)))
+    site_whole = {own_key(n) for n in (site.name, *(d.page_title for d in docs if is_home(d.path))) if n}  # a page
+    # titled with the site's name (`hrtaj` over its map page) is named by the site's links (`所在地`)
     kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
     placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
@@ -683,7 +685,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 title = linked_name(incoming.get(doc.path), label_spread)
             elif not title and not is_home(doc.path):  # a variant of the site's name: what its links call it
                 label = linked_name(incoming.get(doc.path), label_spread)
-                title = label if label and renamed_by_links(page_title, label, vocabulary) else ""
+                title = label if label and (renamed_by_links(page_title, label, vocabulary)
+                                            or own_key(page_title) in site_whole) else ""
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
                                         page_title),
                        **placed[doc.path], "enrich_key": code}

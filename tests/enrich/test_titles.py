@@ -129,3 +129,21 @@ def test_a_link_to_a_part_of_a_page_does_not_name_the_page(tmp_path):
     enrich_site(layout, site_config(), {"index.md", "about.md", "essays.md"})
     fields, _ = read_doc(layout.corpus / "essays.md")
     assert fields["title"] != "帰化植物と外国人差別"
+
+
+def test_a_page_titled_with_the_sites_name_is_named_by_the_sites_links_to_it(tmp_path):
+    """Issue 24 (blind reading, seed 1218): hrtaj's map page has the <title> `hrtaj`, the site's name (its folder
+    on the host), where every link to it says `所在地`; the home page keeps the site's name."""
+    from siterag.enrich.corpus import read_doc
+    from siterag.enrich.enrich import enrich_site
+    from tests.enrich.test_enrich import site_config
+    from tests.enrich.test_sections import make_html_site
+
+    menu = '<a href="map.htm">所在地</a> <a href="index.htm">ホーム</a>'
+    pages = {"index.htm": (f"<title>ホーム</title>{menu}", "ようこそ。"),
+             "about.htm": (f"<title>紹介</title>{menu}", "教室の紹介です。"),
+             "map.htm": (f"<title>{site_config().name}</title>", "お気軽におこし下さい。")}
+    layout = make_html_site(tmp_path, pages)
+    enrich_site(layout, site_config(), {"index.md", "about.md", "map.md"})
+    assert read_doc(layout.corpus / "map.md")[0]["title"] == "所在地"
+    assert read_doc(layout.corpus / "about.md")[0]["title"] == "紹介"
