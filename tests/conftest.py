@@ -80,6 +80,17 @@ def llama_url():
     stop_server(proc)
 
 
+def benchmark_module(name: str):  # noqa: ANN201 - the module of benchmarks/<name>.py
+    """Import a script of benchmarks/ (not a package) by its file name, for tests of its pure functions."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "benchmarks"
+                                                  / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def write_config(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "sites.toml"
     path.write_text(body, encoding="utf-8")

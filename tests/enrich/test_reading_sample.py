@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "reading_sample.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("reading_sample", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import benchmark_module
 
 
 def _page(root: Path, rel: str, summary: str) -> None:
@@ -23,7 +15,7 @@ def _page(root: Path, rel: str, summary: str) -> None:
 
 
 def test_a_changed_sample_holds_the_pages_a_change_touches_and_only_those(tmp_path):
-    rs = _module()
+    rs = benchmark_module("reading_sample")
     before, after, out = tmp_path / "before", tmp_path / "after", tmp_path / "out"
     for n in range(6):
         _page(before, f"p{n}.md", "same")

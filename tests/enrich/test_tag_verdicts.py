@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "tag_verdicts.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("tag_verdicts", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import benchmark_module
 
 
 def test_the_verdicts_are_whole_and_score_a_build(tmp_path):
-    tv = _module()
+    tv = benchmark_module("tag_verdicts")
     verdicts = tv.load_verdicts()
     assert len(verdicts) > 1000 and {v for v, _ in verdicts.values()} == {"good", "bad"}
     assert {s for s, _, _ in verdicts} == {"leftyuncle", "hrtaj", "brianwilliams"}
