@@ -27,9 +27,10 @@ _ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")
 # Markup, a link, an address: no prose. An editor's `[George Carey]` inside a sentence is prose.
 _NOT_PROSE_RE = re.compile(r"[*`|\\<>{}]|\]\(|!\[|\[\]|https?:|www\.|@|\.html?\b", re.IGNORECASE)
-_DATE_ONLY_RE = re.compile(r"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$"
-                           r"|^\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[A-Z]{2,4})?\.?$")  # or a time: 8.31pm BST.
-_TIME_STAMP_RE = re.compile(r"^\s*(\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[A-Z]{2,4}\.)?)\s+(?=[A-Z])")
+_TIME = r"\d{1,2}[.:]\d{2}\s*(?:[ap]\.?m\.?)?\s*"  # a time of day: 8.31pm, 10:30 a.m.
+_DATE_ONLY_RE = re.compile(rf"^[\d\s０-９年月日()（）/.:\-曜月火水木金土日〜~]+$"
+                           rf"|^{_TIME}(?:[A-Z]{{2,4}})?\.?$")  # or a time: 8.31pm BST.
+_TIME_STAMP_RE = re.compile(rf"^\s*({_TIME}(?:[A-Z]{{2,4}}\.)?)\s+(?=[A-Z])")
 _NUMBERING_RE = re.compile(r"^[\d０-９]{1,3}[.．](?![\d０-９])\s*")
 _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 
@@ -513,9 +514,10 @@ def _structure(body: str) -> dict:
             cells = [_plain_cell(c) for c in line.strip("|").split("|")]
             if set(line) <= set("|-: "):
                 continue
-            in_cells += len(_MD_IMAGE_ALT_RE.findall(line))
-            captions += [" ".join(_BR_RE.sub(" ", c).split()) for c in cells if sum(map(str.isalpha, c)) >= 2] \
-                if not _MD_IMAGE_ALT_RE.search(line) else []
+            pictures = len(_MD_IMAGE_ALT_RE.findall(line))
+            in_cells += pictures
+            if not pictures:
+                captions += [" ".join(_BR_RE.sub(" ", c).split()) for c in cells if sum(map(str.isalpha, c)) >= 2]
             (rows if header else header).extend([cells] if header else cells)
             continue
         for alt in _MD_IMAGE_ALT_RE.findall(line):
@@ -539,7 +541,7 @@ def _structure(body: str) -> dict:
             short.append(plain)
         gap = False
     if in_cells > text:  # pictures laid out in a table, captions in the rows between: a gallery (kinds.structure)
-        images, alts = images + in_cells, alts + captions if in_cells and captions else alts
+        images, alts = images + in_cells, alts + captions
     return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
             "stanzas": stanzas}

@@ -291,9 +291,11 @@ _REFERENCE_AFTER_RE = re.compile(r"^\s?\d+:\d+")
 def citation(term: str, text: str) -> bool:
     """Whether a name stands on this page mostly (CITED_SHARE) as a reference followed by a chapter and verse
     (`Deuteronomy 33:27`, `Amos 9:9`): where a quotation comes from, not what the page is about."""
+    if _JA_RE.search(term):
+        return False
     spots = [m.end() for m in re.finditer(rf"(?<![\w’']){re.escape(term)}(?![\w’'])", text)]
     cited = sum(bool(_REFERENCE_AFTER_RE.match(text[e:e + 12])) for e in spots)
-    return bool(spots) and cited >= CITED_SHARE * len(spots) and not _JA_RE.search(term)
+    return bool(spots) and cited >= CITED_SHARE * len(spots)
 
 
 _TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
