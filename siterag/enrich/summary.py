@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE
+from siterag.enrich.tagterms import NAME_TITLES
 
 SUMMARY_CHARS = 200
 SUMMARY_SENTENCES = 3
@@ -20,8 +21,7 @@ _ENDS_SENTENCE_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
 _TERMINATOR_RE = re.compile(r"[。．！？.!?]")
 _SPACE_RE = re.compile(r"(?:\\|<br\s*/?>)?\s+")
 _EN_SPLIT_RE = re.compile(r"(?<=[a-z0-9)][.])\s+(?=[A-Z0-9\"“(])")
-_ABBREVIATION_RE = re.compile(r"(?:\b(?:al|etc|vs|cf|ca|approx|Dr|Mr|Mrs|Ms|Prof|St|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr|"
-                              r"Rev|Revd|Capt|Col|Gen|Lt|Sgt|Fr|Bro|Hon|Gov|Sen|Supt|"
+_ABBREVIATION_RE = re.compile(rf"(?:\b(?:{'|'.join(NAME_TITLES)}|al|etc|vs|cf|ca|approx|No|Vol|pp|Fig|Inc|Ltd|Co|Jr|Sr|"
                               r"Proc|Int|Intl|Conf|Symp|Trans|Univ|Dept|Assoc|Soc|Jpn|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
                               r"Sept?|Oct|Nov|Dec)"
                               r"|\b[A-Za-z]|\be\.g|\bi\.e)\.$")

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from siterag.enrich.tagterms import general_zipf, misspelt
+from siterag.enrich.tagterms import NAME_TITLES, general_zipf, misspelt
 
 SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
 COMMON_PART_ZIPF = 3.5  # a compound all of whose nouns are this common (設置方法, 画面左) is generic when said once
@@ -298,7 +298,7 @@ def citation(term: str, text: str) -> bool:
     return bool(spots) and cited >= CITED_SHARE * len(spots)
 
 
-_TITLE_BEFORE_NAME_RE = re.compile(r"(?:Mr|Mrs|Ms|Dr|St|Rev|Gen|Bro|Capt|Col|Lt|Sgt|Prof|Supt|Gov|Sen|Hon|Fr)")
+_TITLE_BEFORE_NAME_RE = re.compile(f"(?:{'|'.join(NAME_TITLES)})")
 
 
 def with_initials(term: str, text: str) -> str:

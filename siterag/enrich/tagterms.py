@@ -19,6 +19,10 @@ COMMON_ZIPF = 3.5
 COMMON_TF = 2  # (3 was tried: it drops chassis, armour, 役者 with お子さん, 椅子; no better on the tuned sites)
 VERY_COMMON_ZIPF = 4.5  # 変更 5.1, 可能性 5.6, minutes 5.3, photo 5.0: the subject only if the page says it often
 VERY_COMMON_TF = 5
+# The titles written before a name, abbreviated (Mr. Whalley, Rev. Hooper, Capt. Carlsen): no sentence ends at them
+# (summary) and no first name is one (tagclass).
+NAME_TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Rev", "Revd", "Gen", "Bro", "Capt", "Col", "Lt", "Sgt", "Prof", "Supt",
+               "Gov", "Sen", "Hon", "Fr")
 QUOTE_CHARS = 24  # a quoted name is at most this long; a longer quotation is a sentence
 _JA_QUOTE_RE = re.compile(r"『([^『』\n]{2,40})』|「([^「」\n]{2,40})」|【([^【】\n]{2,40})】")
 _EN_QUOTE_RE = re.compile(r"[“\"]([A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4})[”\"]")

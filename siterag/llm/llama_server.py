@@ -102,16 +102,20 @@ def stop_server(proc: subprocess.Popen) -> None:
             proc.kill()
 
 
-def runs_here(model: Path | None = None, wait_s: float = 120) -> int | None:
-    """Start the installed llama-server once with the packaged model and stop it: None when it served, else its
-    exit code (-4: built for another CPU). scripts/setup rebuilds the server when this says -4."""
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (the system's choice): one server per caller."""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+def runs_here(model: Path | None = None, wait_s: float = 120) -> int | None:
+    """Start the installed llama-server once with the packaged model and stop it: None when it served, else its
+    exit code (-4: built for another CPU). scripts/setup rebuilds the server when this says -4."""
     try:
-        proc = start_server(port, model=model, ctx=512, threads=1, wait_s=wait_s)
+        proc = start_server(free_port(), model=model, ctx=512, threads=1, wait_s=wait_s)
     except ServerError as exc:
         return exc.returncode if exc.returncode is not None else 1
     stop_server(proc)

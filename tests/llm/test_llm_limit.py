@@ -4,7 +4,6 @@ harmless when no Prefect API answers. (With a real server and two flows: tests/p
 from __future__ import annotations
 
 import logging
-import socket
 import time
 from contextlib import contextmanager
 
@@ -15,7 +14,7 @@ from siterag.config import ConfigError, LLMConfig, load_config
 from siterag.llm import limit as llm_limit
 from siterag.llm.client import LLMClient, LLMError
 from siterag.llm.limit import ensure_llm_limit, llm_slot
-from tests.conftest import EXAMPLE_SITE, write_config
+from tests.conftest import EXAMPLE_SITE, free_port, write_config
 
 ANSWER = {"choices": [{"message": {"content": '{"main": [1]}'}, "finish_reason": "stop"}]}
 SCHEMA = {"type": "object", "properties": {"main": {"type": "array", "items": {"type": "integer"}}},
@@ -23,10 +22,7 @@ SCHEMA = {"type": "object", "properties": {"main": {"type": "array", "items": {"
 
 
 def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/api"  # nothing listens there any more
+    return f"http://127.0.0.1:{free_port()}/api"  # nothing listens there any more
 
 
 def test_every_http_attempt_is_sent_while_the_gate_is_held():

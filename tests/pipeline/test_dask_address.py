@@ -4,7 +4,6 @@ and worker started as separate processes on 127.0.0.1, and the pages are done by
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,16 +11,10 @@ from pathlib import Path
 import pytest
 
 from siterag.config import ConfigError, load_config
-from tests.conftest import EXAMPLE_SITE, ROOT, write_config
+from tests.conftest import EXAMPLE_SITE, ROOT, free_port, write_config
 
 DASK = Path(sys.executable).with_name("dask")
 pytestmark = pytest.mark.skipif(not DASK.exists(), reason="the dask command is not installed")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import http.server
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,15 +20,8 @@ import pytest
 from siterag.acquire.mirror import error_warnings, failure_cause
 from siterag.layout import SiteLayout
 from siterag.pipeline import corpus_docs
-from tests.conftest import write_config
+from tests.conftest import free_port, write_config
 from tests.fake_servers import FakeLLM
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def siterag(tmp_path: Path, cfg: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -53,7 +45,7 @@ def test_a_site_whose_host_is_down_is_one_line_and_the_next_site_is_archived(tmp
     www, url = served_example
     index = www / "index.html"  # a broken image link: a file gone, not a page gone
     index.write_bytes(index.read_bytes().replace(b"</body>", b'<img src="missing.gif"></body>'))
-    down = f"http://127.0.0.1:{closed_port()}"
+    down = f"http://127.0.0.1:{free_port()}"
     cfg = write_config(tmp_path, '[defaults]\ndata_dir = "data"\nbatch_size = 2\n' + site_block("down", down)
                        + site_block("good", url).replace('/index.html"]', '/index.html", "' + url + '/frames.html"]'))
     proc = siterag(tmp_path, cfg)

@@ -10,7 +10,7 @@ import pytest
 from siterag.config import ConfigError, LLMConfig, load_config
 from siterag.enrich.corpus import read_doc
 from siterag.llm.client import LLMClient, LLMError
-from tests.conftest import EXAMPLE_SITE, write_config
+from tests.conftest import EXAMPLE_SITE, free_port, write_config
 from tests.fake_servers import FakeLLM
 
 SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
@@ -76,12 +76,7 @@ def test_dask_task_runner_gives_the_same_corpus_as_the_default(tmp_path, served_
 
 
 def closed_url() -> str:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"  # nothing listens there any more
+    return f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there any more
 
 
 def ask(client: LLMClient, n: int) -> None:
@@ -222,13 +217,10 @@ def answered(client: LLMClient, title: str) -> None:
 @pytest.mark.llama
 def test_two_real_llama_servers_share_the_requests(llama_url):
     """One more real llama-server next to the session one: both answer, a stopped one is skipped."""
-    import socket
 
     from siterag.llm.llama_server import start_server, stop_server
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     proc = start_server(port, ctx=2048, threads=1)
     second = f"http://127.0.0.1:{port}/v1"
     try:

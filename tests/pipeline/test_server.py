@@ -11,7 +11,6 @@ import http.server
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,19 +22,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import EXAMPLE_SITE, ROOT, serve_dir
+from tests.conftest import EXAMPLE_SITE, ROOT, free_port, serve_dir
 
 PREFECT = str(Path(sys.executable).parent / "prefect")
 SITES = {"example": "0 3 * * *", "example-b": "30 4 * * 0"}  # site -> cron (the first from [defaults])
 LLM_DELAY_S = 0.3
 FIRST_HOLD_S = 8.0  # the first request waits this long for a second one, so that both flows want the LLM at once
 MAX_CONCURRENT = 1  # [llm] max_concurrent: one request at a time over both flows
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def stop_group(proc: subprocess.Popen, grace_s: float = 20) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.conftest import EXAMPLE_SITE, ROOT, write_config
+from tests.conftest import EXAMPLE_SITE, ROOT, free_port, write_config
 
 CHROMIUM = "/usr/bin/chromium"
 # axe-core's browser file (npm's `axe-core`; scripts/setup puts it under .venv/axe): the accessibility scan is
@@ -55,12 +54,6 @@ FIXTURE = {
                      b"notes</h1><p>Some notes about kettles and cups, written at no time anyone recorded.</p>"
                      b"</body></html>"),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
