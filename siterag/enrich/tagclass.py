@@ -256,6 +256,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     not a name: `Vindicated`, `Pictorial`)."""
     if fragment(term, text):
         return "fragment"
+    if not in_subject and mentioned_once(term, text):
+        return "mention"  # a name said once past the page's opening: one of the things it passes, not its subject
     if not in_subject and label(term, text):
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
     if not in_subject and table_code(term, text):
@@ -282,6 +284,17 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         if _only_sentence_initial(term, text):
             return "sentence start"
     return ""
+
+
+LEAD_CHARS = 400  # the page's opening: where it says what it is about (its first paragraph, about 60 words)
+
+
+def mentioned_once(term: str, text: str) -> bool:
+    """Whether the page says a term once, and only after its opening (LEAD_CHARS): a thing it passes on the way
+    (a street on a bus route, a program named in a list of criteria), where a page's subject is named in its
+    title, its headings, its opening or more than once (`CPU-Z` in a post's first line)."""
+    first = text.find(term)
+    return first >= LEAD_CHARS and text.find(term, first + len(term)) < 0
 
 
 CITED_SHARE = 0.75  # a name this often followed by a chapter and verse (3:16) is a reference

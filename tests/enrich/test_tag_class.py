@@ -508,3 +508,20 @@ def test_a_greeting_is_no_name_and_an_accented_name_is_one_word():
     assert weak_term("Dear Brian", 3, False) == "salutation" and weak_term("Hello Brian", 3, False) == "salutation"
     assert english_terms("We met Nadège in Zürich.") == ["Nadège", "Zürich"]
     assert weak_term("ãñYçY", 3, True) == "garbled" and not weak_term("Nadège", 3, True)
+
+
+def test_a_name_said_once_past_the_opening_is_a_mention():
+    opening = "今日はCPU-Zを紹介します。パソコンのCPUやメモリを表示してくれる便利なツールです。\n\n"
+    later = "あ" * 420 + "\n\n選んだ基準はAutoCADが動くことでした。\n"
+    text = opening + later
+    assert weak_in_text("AutoCAD", text) == "mention"  # once, far from the opening: passed on the way
+    assert not weak_in_text("CPU-Z", text)  # once, in the opening: what the post is about
+    assert not weak_in_text("AutoCAD", text + "AutoCADの設定も書きます。\n")  # said again: more than a mention
+    assert not weak_in_text("AutoCAD", text, in_subject=True)  # in the title or a heading
+
+
+def test_capitals_joined_by_a_hyphen_are_a_name_not_common_words():
+    from siterag.enrich.tagterms import general_zipf
+
+    assert general_zipf("CPU-Z") == 0.0  # wordfreq would read `cpu` and `z`: 3.65
+    assert general_zipf("e-mail") > 4  # a common word with a hyphen stays common
