@@ -41,6 +41,17 @@ def summary_source(markdown: str) -> str:
     return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", markdown))
 
 
+# What a link says when it only points: the sentence around it tells the reader where to click.
+POINTER_LABELS = frozenset("ここ こちら コチラ ココ here this".split()) | {"click here", "this link", "this page"}
+
+
+def _sentence_source(line: str) -> str:
+    """summary_source of a line of running text, but a link labelled with a pointer (`ここ`, `こちら`, `here`) stays
+    a link: its sentence says where to click (`直リンクは「ここ」です`), and holding a link, it is never quoted."""
+    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(
+        lambda link: link.group() if link.group(1).strip().casefold() in POINTER_LABELS else link.group(1), line))
+
+
 _EMPHASIS_RE = re.compile(r"(?<![A-Za-z0-9*\\])\*{1,3}(?=[^\s*])|(?<=[^\s*\\])\*{1,3}(?![A-Za-z0-9*])")
 
 
@@ -62,7 +73,7 @@ def _prose_lines(markdown: str) -> list[str]:
             paragraph = []
             if not prose:
                 continue
-        paragraph.append(HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", summary_source(line)).strip()))
+        paragraph.append(HARD_BREAK_RE.sub("", _LIST_PREFIX_RE.sub("", _sentence_source(line)).strip()))
     return units + _unwrapped(paragraph)
 
 
@@ -766,7 +777,8 @@ def _topics(body: str, title: str) -> list[str]:
     out = []
     for heading in _HEADING_LINE_RE.findall(body):
         text = _MARKS_RE.sub("", heading).strip()
-        if "{#" in text or squeezed(text) == squeezed(title) or sum(map(str.isalpha, text)) < 3:
+        if "{#" in text or squeezed(text) == squeezed(title) or sum(map(str.isalpha, text)) < 3 \
+                or (text.startswith("[") and text.endswith("]")):  # an editor's note in brackets, no topic
             continue
         if text not in out:
             out.append(text)

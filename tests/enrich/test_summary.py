@@ -288,3 +288,20 @@ def test_a_title_before_a_name_ends_no_sentence_and_an_entry_time_is_no_sentence
     assert sentences == ["8.31pm BST.", "We are back home at Springfields.", "We left at 8.30am."]
     assert not substantive("8.31pm BST.", strict=False) and page_sentences("We met at 10.30 and left.") == [
         "We met at 10.30 and left."]
+
+
+def test_a_sentence_that_only_points_at_a_link_is_never_quoted():
+    from siterag.enrich.summary import page_sentences, substantive
+
+    md = ("便利なツール「CPU-Z」です。インストーラーの直リンクは「[ここ](http://x.example/a.exe)」です。\n"
+          "See [here](http://x.example/) for more. The site is [CPUID](http://c.example/).\n")
+    quotable = [s for s in page_sentences(md) if substantive(s)]
+    assert quotable == ["便利なツール「CPU-Z」です。", "The site is CPUID."]
+
+
+def test_an_editors_note_in_brackets_is_no_topic_of_a_diary():
+    from siterag.enrich.summary import _topics
+
+    body = ("### MONDAY 5th MARCH 1945 {#1945-03-05}\n\n##### Russia — a funny feeling\n\nText.\n\n"
+            "##### [The Russian words at the top of the stamp are: “Russkaya Pochta”.]\n\nMore text.\n")
+    assert _topics(body, "1945") == ["Russia — a funny feeling"]
