@@ -503,7 +503,8 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
         return "verb or adverb"  # `Validated`, `Affectionally`, `Putting`: a word that starts a sentence
     if term.isupper():
         return ""  # an acronym: CNC, LTE, MMS
-    return "foreign word" if foreign_word(term) else ""
+    # a word of another language quoted (`Empereur`), not a name the page keeps using (`Bude`, a German word too)
+    return "foreign word" if (tf < DOMINANT_TF or len(term) < 4) and foreign_word(term) else ""
 
 
 FOREIGN_MARGIN = 1.5  # Zipf points a word is commoner in French, German, Spanish or Italian than in English
