@@ -693,9 +693,15 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         span = date_range(dates[0], dates[-1], ja)
         label = series or ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
         if ja:
-            shown = f": {_quoted(titled, ja)}" if titled else (f"。話題: {'、'.join(topics)}" if topics else "")
+            shown = f": {_quoted(titled, ja)}" if titled else ""
+            named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)]
+            if named and len(titled) < 2:
+                shown = f"{shown.rstrip('。')}。話題: {'、'.join(named)}"
             return f"{label} {span}、{len(entries)}件{shown}"
-        shown = f": {_quoted(titled, ja)}" if titled else (f"; mentions {', '.join(topics)}" if topics else "")
+        shown = f": {_quoted(titled, ja)}" if titled else ""
+        named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)]
+        if named and len(titled) < 2:  # no titles, or one running feature (`Korean Diary`): what the text names
+            shown = f"{shown.rstrip('.')}; mentions {', '.join(named)}"
         return f"{label}, {len(entries)} entries, {span}{shown}."
     rows = st["rows"]
     tracks = [r[0] for r in rows if any(_DURATION_CELL_RE.fullmatch(c.strip()) for c in r[1:]) and r[0]] or [
@@ -773,16 +779,38 @@ _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 
 def _topics(body: str, title: str) -> list[str]:
     """The headings of a diary page that are not its entries' date headings nor its title: the topics the
-    author set under some days (`## Death of my mother` under `### TUESDAY 13th MAY 1997`)."""
-    out = []
+    author set under some days (`## Death of my mother` under `### TUESDAY 13th MAY 1997`). Headings that differ
+    only in their dates (`Korean Diary for October 3rd–16th`, `… for October 17th–23rd`) are a running feature,
+    named once by what they share (`Korean Diary`)."""
+    out: list[str] = []
+    series: dict[str, str] = {}  # a heading without its dates -> the first heading of that shape
     for heading in _HEADING_LINE_RE.findall(body):
-        text = _MARKS_RE.sub("", heading).strip()
+        text = _MARKS_RE.sub("", heading).strip().rstrip(" :：—–-")  # `Korean War Diary:—` introduces what follows
         if "{#" in text or squeezed(text) == squeezed(title) or sum(map(str.isalpha, text)) < 3 \
                 or (text.startswith("[") and text.endswith("]")):  # an editor's note in brackets, no topic
             continue
+        stem = _undated(text)
+        key = stem.casefold()
+        if key in series and series[key] != text:
+            if series[key] in out:
+                out[out.index(series[key])] = stem
+            continue
+        series.setdefault(key, text)
         if text not in out:
             out.append(text)
     return out
+
+
+_DATE_BITS_RE = re.compile(r"[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|\b(?:" + "|".join(m[:3] for m in _EN_MONTHS)
+                           + r")[a-z]*\b\.?|[年月日]|[-–—~〜/.,:;：、。()（）\[\]]", re.IGNORECASE)
+_TRAILING_SMALL_RE = re.compile(r"(?:\s+(?:for|of|from|to|on|in|the|and|week|weeks))+\s*$", re.IGNORECASE)
+
+
+def _undated(heading: str) -> str:
+    """A heading without its dates and the small words left hanging (`Korean Diary for October 3rd–16th` ->
+    `Korean Diary`)."""
+    text = " ".join(_DATE_BITS_RE.sub(" ", heading).split())
+    return _TRAILING_SMALL_RE.sub("", text).strip() or heading
 
 
 def _lead_from_structure(lead: str, st: dict) -> bool:

@@ -305,3 +305,14 @@ def test_an_editors_note_in_brackets_is_no_topic_of_a_diary():
     body = ("### MONDAY 5th MARCH 1945 {#1945-03-05}\n\n##### Russia — a funny feeling\n\nText.\n\n"
             "##### [The Russian words at the top of the stamp are: “Russkaya Pochta”.]\n\nMore text.\n")
     assert _topics(body, "1945") == ["Russia — a funny feeling"]
+
+
+def test_headings_that_differ_only_in_their_dates_are_one_running_feature():
+    from siterag.enrich.summary import _topics, composed_summary
+
+    days = "".join(f"### MONDAY {d}th OCTOBER 1951 {{#1951-10-{d:02d}}}\n\nText of the day.\n\n" for d in (4, 11, 18))
+    body = (days + "#### Korean Diary for Sept 23rd–Oct 2nd\n\nFighting.\n\n"
+            "#### Korean Diary for October 3rd–16th:—\n\nMore.\n\n#### Korean Diary for October 17th–23rd\n\nTalks.\n")
+    assert _topics(body, "1951 Oct") == ["Korean Diary"]
+    summary = composed_summary(body, "1951 Oct", topics=["Korean Diary", "Labour Party", "Henry Usborne"])
+    assert summary.endswith(": Korean Diary; mentions Labour Party, Henry Usborne."), summary
