@@ -252,8 +252,8 @@ def _weak_english_phrase(words: list[str], tf: int, in_subject: bool) -> str:
 
 def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
     """Why `term` is no sure tag by how the page `text` writes it, or '': a fragment of a longer name (fragment);
-    a capitalised English word that the page also writes in lowercase, or only where a sentence starts (a word,
-    not a name: `Vindicated`, `Pictorial`)."""
+    a name said once, past the page's opening (mentioned_once); a capitalised English word that the page also
+    writes in lowercase, or only where a sentence starts (a word, not a name: `Vindicated`, `Pictorial`)."""
     if fragment(term, text):
         return "fragment"
     if not in_subject and mentioned_once(term, text):
