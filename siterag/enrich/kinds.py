@@ -454,12 +454,27 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
     for members in groups.values():  # a section whose running text is mostly a manual is a manual
         if sum(out[p] == "manual" for p in members) * 2 > len(members) >= 3:
             out.update(dict.fromkeys(members, "manual"))
+    out.update(screenshots(out))
     for p in out:
         if _HOME_RE.match(p) and out[p] not in ("diary", "news"):  # the site's front page: what it offers
             out[p] = "index"
         script = p.split("?", 1)[0]
         if script != p and script in pages and (said := named_kind(pages[script][1])):
             out[p] = said
+    return out
+
+
+def screenshots(kinds: dict[str, str]) -> dict[str, str]:
+    """The pages of pictures (`photos`) in a folder whose other pages are mostly a manual's (3 or more): a step of
+    the manual shown in screenshots (`lib/cubase/010_project.html`), -> `manual`."""
+    folders: dict[str, list[str]] = {}
+    for p in kinds:
+        folders.setdefault(p.rpartition("/")[0], []).append(p)
+    out = {}
+    for members in folders.values():
+        others = [p for p in members if kinds[p] not in ("photos", "index")]
+        if len(others) >= 3 and sum(kinds[p] == "manual" for p in others) * 2 > len(others):
+            out.update({p: "manual" for p in members if kinds[p] == "photos"})
     return out
 
 

@@ -378,3 +378,13 @@ def test_pictures_laid_out_in_a_table_are_a_gallery_and_its_summary_names_the_ca
              "| ![](pd010.png) | ![](pd020.jpg) | ![](pd030.jpg) |\n|---|---|---|\n"
              "| 1.設定をタップします | 2.削除ボタンをタップします | 3.削除をタップします |\n")
     assert structural_kind(structure(steps)) != "photos"
+
+
+def test_pictures_in_a_folder_of_a_manual_are_its_screenshots():
+    from siterag.enrich.kinds import screenshots
+
+    kinds = {"lib/cubase/000_index.html": "index", "lib/cubase/010_project.html": "photos",
+             "lib/cubase/020_vst.html": "manual", "lib/cubase/030_midi.html": "manual",
+             "lib/cubase/040_tempo.html": "manual", "album/001.html": "photos", "album/002.html": "photos",
+             "album/notes.html": "essay", "album/trip.html": "diary", "album/more.html": "essay"}
+    assert screenshots(kinds) == {"lib/cubase/010_project.html": "manual"}  # an album among essays stays photos
