@@ -692,16 +692,13 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
             titled = _topics(body, name)
         span = date_range(dates[0], dates[-1], ja)
         label = series or ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
-        if ja:
-            shown = f": {_quoted(titled, ja)}" if titled else ""
-            named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)]
-            if named and len(titled) < 2:
-                shown = f"{shown.rstrip('。')}。話題: {'、'.join(named)}"
-            return f"{label} {span}、{len(entries)}件{shown}"
         shown = f": {_quoted(titled, ja)}" if titled else ""
-        named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)]
-        if named and len(titled) < 2:  # no titles, or one running feature (`Korean Diary`): what the text names
-            shown = f"{shown.rstrip('.')}; mentions {', '.join(named)}"
+        # no titles, or one running feature (`Korean Diary`): then what the text names besides
+        named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)] if len(titled) < 2 else []
+        if ja:
+            shown = f"{shown.rstrip('。')}。話題: {'、'.join(named)}" if named else shown
+            return f"{label} {span}、{len(entries)}件{shown}"
+        shown = f"{shown.rstrip('.')}; mentions {', '.join(named)}" if named else shown
         return f"{label}, {len(entries)} entries, {span}{shown}."
     rows = st["rows"]
     tracks = [r[0] for r in rows if any(_DURATION_CELL_RE.fullmatch(c.strip()) for c in r[1:]) and r[0]] or [
@@ -801,8 +798,10 @@ def _topics(body: str, title: str) -> list[str]:
     return out
 
 
-_DATE_BITS_RE = re.compile(r"[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|\b(?:" + "|".join(m[:3] for m in _EN_MONTHS)
-                           + r")[a-z]*\b\.?|[年月日]|[-–—~〜/.,:;：、。()（）\[\]]", re.IGNORECASE)
+_DATE_NAMES = sorted({*_EN_MONTHS, *(m[:3] for m in _EN_MONTHS), "sept", "tues", "thur", "thurs"}, key=len,
+                     reverse=True)  # month and weekday names, whole or abbreviated (not `Mary`, `Monster`)
+_DATE_BITS_RE = re.compile(r"[\d０-９]+(?:st|nd|rd|th)?(?![A-Za-z])|\b(?:" + "|".join(_DATE_NAMES)
+                           + r")\b\.?|[年月日]|[-–—~〜/.,:;：、。()（）\[\]]", re.IGNORECASE)
 _TRAILING_SMALL_RE = re.compile(r"(?:\s+(?:for|of|from|to|on|in|the|and|week|weeks))+\s*$", re.IGNORECASE)
 
 

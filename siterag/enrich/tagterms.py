@@ -49,9 +49,10 @@ _CAPITALS_JOINED_RE = re.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)+")
 def general_zipf(term: str) -> float:
     """wordfreq's Zipf frequency of a whole term in general text (0 when unknown, or without wordfreq): Japanese
     by a look-up of the term as one word (a compound the lists lack is rare), English by wordfreq."""
-    word = unicodedata.normalize("NFKC", term).casefold()
+    written = unicodedata.normalize("NFKC", term)
+    word = written.casefold()
     if word.isascii():
-        if " " in word or _CAPITALS_JOINED_RE.fullmatch(unicodedata.normalize("NFKC", term)):
+        if " " in word or _CAPITALS_JOINED_RE.fullmatch(written):
             return 0.0  # a phrase; a name of capitals joined by hyphens (CPU-Z, DVD-R), which wordfreq reads as words
         try:
             from wordfreq import zipf_frequency

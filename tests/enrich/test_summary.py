@@ -316,3 +316,10 @@ def test_headings_that_differ_only_in_their_dates_are_one_running_feature():
     assert _topics(body, "1951 Oct") == ["Korean Diary"]
     summary = composed_summary(body, "1951 Oct", topics=["Korean Diary", "Labour Party", "Henry Usborne"])
     assert summary.endswith(": Korean Diary; mentions Labour Party, Henry Usborne."), summary
+
+
+def test_a_running_features_name_keeps_words_that_only_begin_like_a_month():
+    from siterag.enrich.summary import _undated
+
+    assert _undated("Mary’s visit for Sept. 3rd") == "Mary’s visit"  # `Mar…` of Mary is no month
+    assert _undated("Monster Rally, Sunday 4th") == "Monster Rally"  # `Mon…` of Monster is no weekday
