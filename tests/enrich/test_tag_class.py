@@ -525,3 +525,10 @@ def test_capitals_joined_by_a_hyphen_are_a_name_not_common_words():
 
     assert general_zipf("CPU-Z") == 0.0  # wordfreq would read `cpu` and `z`: 3.65
     assert general_zipf("e-mail") > 4  # a common word with a hyphen stays common
+
+
+def test_a_word_of_another_language_is_a_name_where_the_page_keeps_saying_it():
+    assert weak_term("Empereur", 2, False) == "foreign word"  # quoted once or twice: a word of French
+    assert weak_term("Bude", 2, False) == "foreign word"
+    assert not weak_term("Bude", 16, False)  # German for a hut, but a month at Bude says it 16 times: the place
+    assert weak_term("Con", 8, False) == "foreign word"  # a short word stays a word however often (Con. in results)
