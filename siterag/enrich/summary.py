@@ -248,6 +248,7 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
 
 LEAD_WEIGHT = 0.6  # added to the first sentence's centrality (half of it to the second, a third to the third...):
 # the opening is where an author most often says what the page is, unless it says little of the page's terms
+SAYS_WHAT_WEIGHT = 1.0  # added to a sentence where the author says what the page is (says_what_page_is), wherever
 TITLE_WEIGHT = 2  # the title's terms count as often as this in the page's centroid
 
 
@@ -256,11 +257,13 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     """Indexes into `sentences` of the 2-3 most central of `pool` (in page order): the cosine of each sentence's
     term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
-    greeting, a note); none sharing less than MIN_CENTRAL, none saying again what the chosen say (_said_already). A
+    greeting, a note), or unless the author says what the page is further on (says_what_page_is: SAYS_WHAT_WEIGHT
+    more); none sharing less than MIN_CENTRAL, none saying again what the chosen say (_said_already). A
     question or an aside in brackets is taken only when the page has nothing else. The best of them (with the
     sentence right before it when it points back: leans_back) grows into its neighbours in `pool`, the one before
     it first, while they fit SUMMARY_CHARS and say something new (a window never starts on a sentence that points
-    back): one passage read in one go, never sentences spliced from far apart."""
+    back): one passage read in one go, never sentences spliced from far apart. Where the author says what the page
+    is, that sentence is the summary alone."""
     weight = idf or (lambda _t: 1.0)
     vectors = {i: Counter(sentence_terms(sentences[i])) for i in pool}
     page: Counter[str] = Counter()
@@ -282,9 +285,9 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     chosen: set[int] = set()
     statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
     if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
-        statements = [i for i in statements if central[i] >= MIN_CENTRAL]
+        statements = [i for i in statements if central[i] >= MIN_CENTRAL or says_what_page_is(sentences[i])]
     for rank, i in enumerate(statements):  # the opening: the first sentences that say something of the page
-        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank)
+        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank) + SAYS_WHAT_WEIGHT * says_what_page_is(sentences[i])
     for i in sorted(statements, key=lambda k: (-scores[k], k)):  # the best place to start reading
         start = i
         if leans_back(sentences[i], title):
@@ -299,6 +302,8 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     # one go, never spliced from far apart; a neighbour that says again what is chosen, or does not fit, ends it
     saying = set(statements)  # before it: no greeting, question or aside; after it, the passage goes on
     plain = {i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"}
+    if any(says_what_page_is(sentences[c]) for c in chosen):  # the author's own word on what the page is: whole
+        return sorted(chosen)
     while chosen and len(chosen) < SUMMARY_SENTENCES:
         before, after = min(chosen) - 1, max(chosen) + 1
         grown = False
@@ -365,10 +370,11 @@ _KANJI_RE = re.compile(r"[\u3400-\u9fff々〆ヶ]")
 def leans_back(sentence: str, title: str = "") -> bool:
     """Whether a sentence opens by pointing back to what came before it: a connective (`そして`, `However`), a
     demonstrative or a pronoun (`こんな`, `その`, `This`, `They`), except one that names the page itself
-    (`このページでは`, `This manual`) or a thing its title names (`このメニューは` on `編集メニュー`)."""
+    (`このページでは`, `This manual`, `ここで紹介するのは`: says_what_page_is) or a thing its title names
+    (`このメニューは` on `編集メニュー`)."""
     if _LEANS_BACK_RE.match(sentence):
         return True
-    if not _POINTS_BACK_RE.match(sentence) or _SELF_REFERENCE_RE.match(sentence):
+    if not _POINTS_BACK_RE.match(sentence) or _SELF_REFERENCE_RE.match(sentence) or says_what_page_is(sentence):
         return False
     named = _THIS_NOUN_RE.match(sentence)
     noun = named and (named.group(1) or named.group(2))
@@ -403,6 +409,29 @@ _SELF_REFERENCE_RE = re.compile(
     r"|ここ(?:では|には)|Here (?:you|I|we)\b|On this (?:page|site)\b"  # `ここでは…`: here, on this page
     r"|(?:This|These) (?:page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|"
     r"diary|tutorial|paper|report|program|software|package|dialog|window|command)s?\b)")
+
+
+def says_what_page_is(sentence: str) -> bool:
+    """Whether the author says here what the page (the text, the chapter, the site) is or does: a sentence whose
+    subject is the page itself or `here` (`このページは`, `本章では`, `ここに書いてある文書は`, `ここで紹介するのは`,
+    `This chapter describes`, `This book contains`) and whose verb presents (紹介, 説明, 述べ, 報告, …のページです;
+    describes, contains, lists) — not `ここでは鳥の数は多い` (here: at a place), not `This document was generated`."""
+    return bool(_PAGE_SUBJECT_JA_RE.match(sentence) and _PRESENTS_JA_RE.search(sentence)
+                or _PAGE_SUBJECT_EN_RE.match(sentence))
+
+
+_PAGE_NOUNS_JA = ("ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|記事|稿|論文|報告|章|節|"
+                  "マニュアル|ブログ|日記|本")
+_PAGE_SUBJECT_JA_RE = re.compile(rf"^(?:(?:この|本|当)(?:{_PAGE_NOUNS_JA})(?:で|に)?は|"
+                                 r"ここ(?:で|に)(?!の)(?:は|[^。、，,]{0,16}?(?:は|のは|では|には)))")
+_PRESENTS_JA_RE = re.compile(rf"紹介|説明|解説|掲載|載せ|まとめ|綴|報告|述べ|提案|取り上げ|記録|"
+                             rf"(?:{_PAGE_NOUNS_JA}|もの)(?:です|である|だ)[。！]?$")
+_PAGE_SUBJECT_EN_RE = re.compile(
+    r"^(?:(?:This|These|The present) (?:page|site|website|web site|document|article|chapter|section|book|booklet|"
+    r"guide|paper|report|essay|diary|collection|list|tutorial)s? (?:describes?|contains?|lists?|covers?|presents?|"
+    r"gives?|shows?|explains?|tells?|collects?|records?|features?|includes?|introduces?|discusses?|deals?|is about|"
+    r"are about|is (?:a|an|the|my|our|devoted|dedicated))\b|(?:On|In) this (?:page|site|article|chapter|section|"
+    r"book|paper)\b[^.]{0,40}\b(?:describe|present|list|explain|show|discuss|introduce|collect|cover|look at|find))")
 
 
 def _best_window(windows: list[list[str]], tags: list[str]) -> str:

@@ -12,6 +12,7 @@ from siterag.enrich.summary import (
     date_range,
     leans_back,
     page_sentences,
+    says_what_page_is,
     summary_is_exact,
 )
 from tests.conftest import SHARED_SITES
@@ -323,3 +324,38 @@ def test_a_running_features_name_keeps_words_that_only_begin_like_a_month():
 
     assert _undated("Mary’s visit for Sept. 3rd") == "Mary’s visit"  # `Mar…` of Mary is no month
     assert _undated("Monster Rally, Sunday 4th") == "Monster Rally"  # `Mon…` of Monster is no weekday
+
+
+def test_where_the_author_says_what_the_page_is_the_summary_starts_there():
+    """Blind reading (seed 1223): a review page's summary quoted its disclaimer while the author says further on
+    what the page is (`ここに書いてある文書は…バンドの楽曲について…感想や疑問を綴ったものです`)."""
+    body = ("「音楽」なんて趣味嗜好の塊であるので人に文句を言われる筋合いはない。"
+            "礼儀はわきまえないとあかんと思います。\n\n"
+            "ここに書いてある文書は、私の音楽の師匠が在籍していたバンドの４枚のアルバムの楽曲について感想や疑問を綴ったものです。"
+            "師匠と言っているけど弟子入りを許された訳でもない。\n\n"
+            "ファーストアルバムはプログレの色が濃い曲が多い。アルバムの楽曲はどれも長い。\n")
+    summary = choose_summary(page_sentences(body), [], title="バンドの音楽")
+    assert summary.startswith("ここに書いてある文書は"), summary
+    assert "弟子入り" not in summary and "礼儀" not in summary, summary  # the author's own word on the page, alone
+    assert summary_is_exact(summary, body)
+    en = ["I have been meaning to write this for years.", "The king called the people together.",
+          "The army was small and the people were afraid.",
+          "This book contains a startling revelation concerning the Royal Throne.", "It exposes a conspiracy."]
+    summary = choose_summary(en, [], title="Causes and Consequences of Revival")
+    assert summary.startswith("This book contains"), summary
+
+
+@pytest.mark.parametrize(("sentence", "says"), [
+    ("このページは、Q言語に関するページである。", True),
+    ("本章では MySQL のライセンスとサポート契約について述べます。", True),
+    ("ここで紹介するのは、自然な会話の練習方法です。", True),
+    ("This chapter describes how MySQL relates to the ANSI SQL standards.", True),
+    ("ここでは鳥の数は多いが種類が少ない。", False),  # here: at a place
+    ("ここでの説明は概要しか示されていません。", False),  # a note on the page's own wording
+    ("ここで，背景が移動する場合のフィルタを提案する．", False),  # here, in this method
+    ("このページはリンクフリーです。", False),
+    ("This document was generated on 14 June 2001.", False),
+    ("Here we had a look round the castle.", False),
+])
+def test_a_sentence_says_what_the_page_is_by_its_subject_and_its_verb(sentence: str, says: bool):
+    assert says_what_page_is(sentence) is says
