@@ -260,6 +260,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "mention"  # a name said once past the page's opening: one of the things it passes, not its subject
     if not in_subject and label(term, text):
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
+    if not in_subject and shouted_words(term, text):
+        return "shouted words"  # `MILITARY STRENGTH` in an English sentence: words in capitals for emphasis
     if not in_subject and table_code(term, text):
         return "table value"  # FOF, COG5 in the cells of a fleet list: the table's data, not the page's subject
     if not in_subject and citation(term, text):
@@ -284,6 +286,22 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         if _only_sentence_initial(term, text):
             return "sentence start"
     return ""
+
+
+def shouted_words(term: str, text: str) -> bool:
+    """Whether `term` is two or more common English words in capitals (each COMMON_PART_ZIPF, 4 letters or more:
+    `MILITARY STRENGTH`, `DWELL ALONE`), each time inside an English sentence written in lowercase: emphasis, not
+    a name (not `JAZZ BASS` on a Japanese page, not `BBC TV`)."""
+    words = [w for w in term.split() if w.lower() not in _SMALL_WORDS]
+    if len(words) < 2 or not all(w.isupper() and w.isalpha() and len(w) >= 4 and general_zipf(w) >= COMMON_PART_ZIPF
+                                 for w in words):
+        return False
+    lines = [line for line in text.splitlines() if term in line]
+    return bool(lines) and all(len(_LOWER_WORD_RE.findall(line)) >= SENTENCE_WORDS for line in lines)
+
+
+_LOWER_WORD_RE = re.compile(r"(?<![\w’'])[a-z]{2,}(?![\w’'])")
+SENTENCE_WORDS = 5  # a line with this many lowercase English words is running English text
 
 
 LEAD_CHARS = 400  # the page's opening: where it says what it is about (its first paragraph, about 60 words)
@@ -577,7 +595,28 @@ def fragment(term: str, text: str) -> bool:
         return False
     if _JA_RE.search(term):
         return _ja_fragment(term, text, spots)
-    return _shouted_fragment(term, text, spots) or _en_fragment(text, spots)
+    return _shouted_fragment(term, text, spots) or _titled_fragment(term, text, spots) or _en_fragment(text, spots)
+
+
+_EMPHASIS_SPAN_RE = re.compile(r"(?<![*\w])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![*\w])|"
+                               r"(?<![_\w])_(?!\s)([^_\n]+?)(?<!\s)_(?![_\w])")  # *a title*, _a title_
+
+
+_ARTICLE_RE = re.compile(r"^(?:The|A|An)\s+")
+
+
+def _titled_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
+    """Each time inside the same longer span in italics: a piece of a work's title (`Divine Key`, `Financial
+    Prosperity` of `*The Divine Key to Financial Prosperity*`, `Popular Music` of `*Directory of Popular
+    Music*`), cut where the term finder stops at a small word."""
+    spans = [(m.start(), m.end(), (m.group(1) or m.group(2)).strip()) for m in _EMPHASIS_SPAN_RE.finditer(text)]
+    inside = set()
+    for s, e in spots:
+        span = next((title for a, b, title in spans if a < s and e < b), None)
+        if span is None or _ARTICLE_RE.sub("", span).casefold() == term.casefold():  # (*The Plain Truth*)
+            return False
+        inside.add(span.casefold())
+    return len(inside) == 1
 
 
 _CAPS_WORD_BEFORE_RE = re.compile(r"(?:^|[ \t])[A-Z][A-Z’']*[ \t]$")
@@ -616,6 +655,8 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
 
 _ASCII_RUN_END_RE = re.compile(r"[A-Za-z0-9]+$")
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
+_VERSION_OR_DOT_NAME_RE = re.compile(r"^(?:\d+(?:\.\d+)+[a-z]?|[vV]\d[\w.]*|\.[A-Z]\w*)$")  # 1.1, v2, .NET (not
+# a count or a number: `77 Air Raids`, `#1 Science Hall`)
 
 
 def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
@@ -629,7 +670,10 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
         starts = prev is not None and re.search(r"(?:^|[.!?:|#*\n]\s*)$", head[:prev.start()].rstrip("[(“\"‘'"))
         befores.add(prev.group(1) + ("\x00" if starts else "") if prev else "")
         afters.add(tail.group(1) if tail else "")
-    for near, is_before in ((befores, True), (afters, False)):
+    versions = {word.rstrip("\x00") for word in befores}
+    if len(spots) >= 2 and len(versions) == 1 and _VERSION_OR_DOT_NAME_RE.match(versions.pop()):
+        return True  # `Language Pack` of `.NET Framework Runtime 1.1 Language Pack` each time: after a version
+    for near, is_before in ((befores, True), (afters, False)):  # number, or a name's first part (`.NET`)
         if len(near) != 1:
             continue
         word = next(iter(near))

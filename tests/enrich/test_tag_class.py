@@ -106,6 +106,30 @@ def test_a_phrase_cut_from_a_heading_in_capitals_is_a_fragment():
     assert not fragment("STRICT LIABILITY", "WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT")
 
 
+def test_a_piece_of_a_works_title_in_italics_or_of_a_versioned_name_is_a_fragment():
+    """Blind reading (seed 1223): `Divine Key`, `Financial Prosperity`, `Popular Music` were tags cut from the
+    titles `*The Divine Key to Financial Prosperity*`, `*Directory of Popular Music*`; `Language Pack` from
+    `.NET Framework Runtime 1.1 Language Pack`. The title itself, or a count before a name, makes no fragment."""
+    text = ("I spoke on *The Divine Key to Financial Prosperity* tonight. "
+            "We sent *The Divine Key to Financial Prosperity*.")
+    assert fragment("Divine Key", text) and fragment("Financial Prosperity", text)
+    assert fragment("Popular Music", "From *Directory of Popular Music*, Petersen Publishing Co.")
+    assert not fragment("Plain Truth", "I read *The Plain Truth* and *Time and Tide*. *The Plain Truth* has Nixon.")
+    log = ("Skipped: .NET Framework Runtime 1.1 Language Pack can't be installed.\n"
+           "Get .NET Framework Runtime 1.1 Language Pack.")
+    assert fragment("Language Pack", log) and fragment("Framework Runtime", log)
+    assert not fragment("Air Raids", "## 77 Air Raids\n\n2,227 people got killed in 77 Air Raids in Birmingham.")
+
+
+def test_common_words_in_capitals_inside_an_english_sentence_are_emphasis_not_a_name():
+    """Blind reading (seed 1223): `MILITARY STRENGTH` was a tag of a booklet that writes words in capitals for
+    emphasis; capitals on a Japanese page (`JAZZ BASS`, a guitar's model) or an acronym are names."""
+    text = "We must observe thirdly that this people would have great MILITARY STRENGTH over the seas."
+    assert weak_in_text("MILITARY STRENGTH", text) == "shouted words"
+    assert weak_in_text("JAZZ BASS", "フェンダーのJAZZ BASSを弾いています。") != "shouted words"
+    assert weak_in_text("BBC TV", "We watched the play on BBC TV in the evening with the family.") != "shouted words"
+
+
 def test_a_name_that_stands_mostly_before_chapter_and_verse_is_a_citation():
     """Issue 24 (judged tags): `Deuteronomy`, `Proverbs`, `Amos` were tags of a commentary that only cites them;
     the book it is about, said in its text, is no citation, nor is a version or a score."""
