@@ -43,6 +43,7 @@ from siterag.enrich.metadata import (
     UNTITLED,
     banner_affixes,
     content_hash,
+    file_name_title,
     is_home,
     linked_name,
     opening_lines,
@@ -687,6 +688,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 label = linked_name(incoming.get(doc.path), label_spread)
                 title = label if label and (renamed_by_links(page_title, label, vocabulary)
                                             or own_key(page_title) in site_whole) else ""
+            if not title and not is_home(doc.path) and (page_title == UNTITLED or doc.title in shared_titles
+                                                         or own_key(page_title) in site_whole):
+                title = file_name_title(doc.path)  # the site's name or a template's: what the file is called
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
                                         page_title),
                        **placed[doc.path], "enrich_key": code}

@@ -9,6 +9,7 @@ import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
+from pathlib import PurePosixPath
 
 from siterag.codehash import code_hash
 from siterag.enrich.dates import ANCHOR_RE, ENTRY_HEADING_RE, date_from_name, parse_date_line
@@ -185,6 +186,28 @@ def _without_date(line: str) -> str:
 def is_home(path: str) -> bool:
     """The site's home page (`index.html`, `home-j.html`, `top.htm` at the top), titled by the site's name."""
     return bool(_HOME_RE.match(path))
+
+
+FILE_WORD_ZIPF = 3.0  # each word of a file's name this common in English: words, not a code (`newpage004`, `koukuu`)
+_SLOT_WORDS = frozenset("index main top menu frame frames left right header footer default home page contents body "
+                        "sub nav navi side bar copy test temp".split())
+_FILE_WORD_SPLIT_RE = re.compile(r"[_\-+. ]+|(?<=[a-z])(?=[A-Z])")
+
+
+def file_name_title(path: str) -> str:
+    """A title from the page's file name where it is made of English words (`happy_new_year.html` → `Happy new
+    year`, `password_incorrect.html` → `Password incorrect`): what the author named the page, for a page whose
+    <title> is the site's name or a template's and which has no heading or link label of its own. '' for a name
+    that is one word, a code, a number or a romanised word (`index`, `newpage004`, `koukuu`)."""
+    stem = PurePosixPath(path).stem
+    words = [w for w in _FILE_WORD_SPLIT_RE.split(stem) if w]
+    if len(words) < 2 or not all(w.isalpha() and w.isascii() and len(w) >= 2
+                                 and general_zipf(w.lower()) >= FILE_WORD_ZIPF for w in words):
+        return ""  # (one word is a slot in the site more often than a name: `index`, `main`, `menu`, `left`)
+    if any(w.lower() in _SLOT_WORDS for w in words):
+        return ""  # `index-main.html`, `left_menu.htm`: a frame's or a template's part
+    text = " ".join(w.lower() for w in words)
+    return text[:1].upper() + text[1:]
 
 
 NAV_LABEL_TARGETS = 3  # a link label leading to this many different pages is the site's navigation (`戻る`, `next`)

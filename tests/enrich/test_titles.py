@@ -147,3 +147,27 @@ def test_a_page_titled_with_the_sites_name_is_named_by_the_sites_links_to_it(tmp
     enrich_site(layout, site_config(), {"index.md", "about.md", "map.md"})
     assert read_doc(layout.corpus / "map.md")[0]["title"] == "所在地"
     assert read_doc(layout.corpus / "about.md")[0]["title"] == "紹介"
+
+
+def test_a_page_titled_with_the_sites_name_and_linked_from_nowhere_is_named_by_its_file(tmp_path):
+    """Blind reading (seed 1223): `happy_new_year.html`, a greeting titled `Lefty Uncle Works` (the home page's
+    title) that no link names, kept the site's name as its title; its file's name says what it is. A file name
+    that is a code or one word (`newpage004`, `index-main`, `links`) names nothing."""
+    from siterag.enrich.corpus import read_doc
+    from siterag.enrich.enrich import enrich_site
+    from siterag.enrich.metadata import file_name_title
+    from tests.enrich.test_enrich import site_config
+    from tests.enrich.test_sections import make_html_site
+
+    pages = {"index.htm": ("<title>Lefty Uncle Works</title>", "ようこそ。"),
+             "about.htm": ("<title>紹介</title>", "教室の紹介です。"),
+             "happy_new_year.htm": ("<title>Lefty Uncle Works</title>", "今年もよろしくお願いします。"),
+             "newpage004.htm": ("<title>Lefty Uncle Works</title>", "静かな情景が好きです。")}
+    layout = make_html_site(tmp_path, pages)
+    enrich_site(layout, site_config(), {"index.md", "about.md", "happy_new_year.md", "newpage004.md"})
+    assert read_doc(layout.corpus / "happy_new_year.md")[0]["title"] == "Happy new year"
+    assert read_doc(layout.corpus / "index.md")[0]["title"] == "Lefty Uncle Works"  # the home page: the site's
+    assert read_doc(layout.corpus / "newpage004.md")[0]["title"] != "Newpage004"
+    assert file_name_title("blog/password_incorrect.html") == "Password incorrect"
+    assert file_name_title("crest/Q/index-main.html") == file_name_title("links.html") == ""
+    assert file_name_title("002syozaiti/koukuu.htm") == ""  # a romanised word: no English
