@@ -248,7 +248,9 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
 
 LEAD_WEIGHT = 0.6  # added to the first sentence's centrality (half of it to the second, a third to the third...):
 # the opening is where an author most often says what the page is, unless it says little of the page's terms
-SAYS_WHAT_WEIGHT = 1.0  # added to a sentence where the author says what the page is (says_what_page_is), wherever
+SAYS_WHAT_WEIGHT = 1.0  # added to a sentence of the opening where the author says what the page is
+OPENING_STATEMENTS = 5  # (says_what_page_is) among the page's first statements: further on, `ここで紹介するのは`,
+# `This section includes` say what a part of the page is, `This book contains` what a book it advertises is
 TITLE_WEIGHT = 2  # the title's terms count as often as this in the page's centroid
 
 
@@ -257,13 +259,13 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     """Indexes into `sentences` of the 2-3 most central of `pool` (in page order): the cosine of each sentence's
     term vector (sentence_terms, weighted by `idf`) with the rest of the page's (the others in `pool`, plus the
     title's), plus LEAD_WEIGHT / (1 + its rank): the opening wins unless it holds little of the page's terms (a
-    greeting, a note), or unless the author says what the page is further on (says_what_page_is: SAYS_WHAT_WEIGHT
-    more); none sharing less than MIN_CENTRAL, none saying again what the chosen say (_said_already). A
-    question or an aside in brackets is taken only when the page has nothing else. The best of them (with the
+    greeting, a note), or unless the author says what the page is a little further on (says_what_page_is among
+    the first OPENING_STATEMENTS: SAYS_WHAT_WEIGHT more); none sharing less than MIN_CENTRAL, none saying again
+    what the chosen say (_said_already). A question or an aside in brackets is taken only when the page has
+    nothing else. The best of them (with the
     sentence right before it when it points back: leans_back) grows into its neighbours in `pool`, the one before
     it first, while they fit SUMMARY_CHARS and say something new (a window never starts on a sentence that points
-    back): one passage read in one go, never sentences spliced from far apart. Where the author says what the page
-    is, that sentence is the summary alone."""
+    back): one passage read in one go, never sentences spliced from far apart."""
     weight = idf or (lambda _t: 1.0)
     vectors = {i: Counter(sentence_terms(sentences[i])) for i in pool}
     page: Counter[str] = Counter()
@@ -285,9 +287,11 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     chosen: set[int] = set()
     statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
     if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
-        statements = [i for i in statements if central[i] >= MIN_CENTRAL or says_what_page_is(sentences[i])]
+        statements = [i for n, i in enumerate(statements) if central[i] >= MIN_CENTRAL
+                      or n < OPENING_STATEMENTS and says_what_page_is(sentences[i])]
     for rank, i in enumerate(statements):  # the opening: the first sentences that say something of the page
-        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank) + SAYS_WHAT_WEIGHT * says_what_page_is(sentences[i])
+        says_what = rank < OPENING_STATEMENTS and says_what_page_is(sentences[i])
+        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank) + SAYS_WHAT_WEIGHT * says_what
     for i in sorted(statements, key=lambda k: (-scores[k], k)):  # the best place to start reading
         start = i
         if leans_back(sentences[i], title):
@@ -302,8 +306,6 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     # one go, never spliced from far apart; a neighbour that says again what is chosen, or does not fit, ends it
     saying = set(statements)  # before it: no greeting, question or aside; after it, the passage goes on
     plain = {i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"}
-    if any(says_what_page_is(sentences[c]) for c in chosen):  # the author's own word on what the page is: whole
-        return sorted(chosen)
     while chosen and len(chosen) < SUMMARY_SENTENCES:
         before, after = min(chosen) - 1, max(chosen) + 1
         grown = False
