@@ -11,6 +11,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from siterag.enrich.dates import ENTRY_HEADING_RE
 from siterag.enrich.tagterms import NAME_TITLES, general_zipf, misspelt
 
 SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
@@ -258,6 +259,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "fragment"
     if not in_subject and mentioned_once(term, text):
         return "mention"  # a name said once past the page's opening: one of the things it passes, not its subject
+    if not in_subject and in_one_entry(term, text):
+        return "one entry"  # a street of one day's walk in a month of entries: what that day passed, not the page's
     if not in_subject and label(term, text):
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
     if not in_subject and shouted_words(term, text):
@@ -302,6 +305,27 @@ def shouted_words(term: str, text: str) -> bool:
 
 _LOWER_WORD_RE = re.compile(r"(?<![\w’'])[a-z]{2,}(?![\w’'])")
 SENTENCE_WORDS = 5  # a line with this many lowercase English words is running English text
+
+
+ENTRY_PAGE = 10  # a page of this many dated entries or more is a diary's month, year or blog: what it keeps
+# coming back to is said in more than one of them (a trip's report of five days is about each day's place)
+ENTRY_TITLE_CHARS = 80  # an entry's first line this short is its title (`サザンカにヒヨドリ`), not its story
+
+
+def in_one_entry(term: str, text: str) -> bool:
+    """Whether a page of ENTRY_PAGE or more dated entries (dates.mark_entries' headings) says `term` in one entry
+    only, fewer than DOMINANT_TF times, and not in that entry's heading or title line: a player of one match, a
+    stop on one day's journey, not what the month is about (`Birmingham City` across its Saturdays, the greyhound
+    `Ginger` walked every evening), nor the subject an entry is titled by (a book read, a film seen)."""
+    starts = [m.start() for m in ENTRY_HEADING_RE.finditer(text)]
+    if len(starts) < ENTRY_PAGE or text.count(term) >= DOMINANT_TF or term in text[:starts[0]]:
+        return False
+    holding = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True) if term in text[a:b]]
+    if len(holding) != 1:
+        return False
+    heading, *rest = holding[0].splitlines()
+    first = next((line.strip() for line in rest if line.strip()), "")
+    return term not in heading and not (term in first and len(first) <= ENTRY_TITLE_CHARS)
 
 
 LEAD_CHARS = 400  # the page's opening: where it says what it is about (its first paragraph, about 60 words)

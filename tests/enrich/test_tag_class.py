@@ -130,6 +130,22 @@ def test_common_words_in_capitals_inside_an_english_sentence_are_emphasis_not_a_
     assert weak_in_text("BBC TV", "We watched the play on BBC TV in the evening with the family.") != "shouted words"
 
 
+def test_on_a_month_of_entries_a_name_said_in_one_entry_only_is_passing():
+    """Blind reading (seed 1223, c1226): on a diary month, a street of one day's walk (`Bradford Street`, said
+    three times in one entry) was a tag, while the greyhound the month keeps walking was not; an entry's own
+    title line (`サザンカにヒヨドリ`, a book read) names that entry's subject and stays."""
+    days = [f"### MONDAY {n}th JULY {{#1950-07-{n:02d}}}\n\nI took Ginger for her evening walk after tea.\n"
+            for n in range(1, 12)]
+    days[3] += "We walked down Bradford Street. Bradford Street was busy. At the end of Bradford Street a bus.\n"
+    text = "\n".join(days)
+    assert weak_in_text("Bradford Street", text) == "one entry"
+    assert not weak_in_text("Ginger", text)
+    sazanka = "## 2000年11月22日 {#2000-11-22}\n\nサザンカにヒヨドリ\n\nサザンカが咲き、サザンカに鳥。\n"
+    titled = "\n".join([*days[:5], sazanka])
+    assert weak_in_text("サザンカ", titled + "\n".join(days[5:])) != "one entry"
+    assert weak_in_text("Bradford Street", "\n".join(days[:6])) != "one entry"  # a few days' report: each day's
+
+
 def test_a_name_that_stands_mostly_before_chapter_and_verse_is_a_citation():
     """Issue 24 (judged tags): `Deuteronomy`, `Proverbs`, `Amos` were tags of a commentary that only cites them;
     the book it is about, said in its text, is no citation, nor is a version or a score."""
