@@ -272,7 +272,9 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
     tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
-    common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)}
+    legal = None if _LEGAL_SENTENCE_RE.search(title) or _LICENCE_RE.search(title) else _LEGAL_SENTENCE_RE
+    common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)
+                                              or legal and legal.search(s)}  # (not on a page of the licence)
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
     summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
@@ -327,6 +329,13 @@ _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{#[^}]*\})?\s*$", re.MULTILINE)
 # `クリックすると拡大します。`, `Click here to …`.
 _UI_SENTENCE_RE = re.compile(r"ご覧|御覧|クリック|こちら(?:から|を|へ|で|です)|お問い?合わせ|ご了承|\bclick\b|\bhere\b",
                              re.IGNORECASE)
+
+
+# a licence's or a copyright notice's words (a source file's BSD header, `無断転載を禁じます`): said of any page
+_LEGAL_SENTENCE_RE = re.compile(r"copyright|\(c\)|©|redistribution and use|this software is provided|"
+                                r"permission is hereby granted|all rights reserved|general public license|著作権|"
+                                r"無断(?:転載|複製|使用)", re.IGNORECASE)
+_LICENCE_RE = re.compile(r"licen[cs]e|ライセンス|利用規約|使用許諾", re.IGNORECASE)
 
 
 def _line_text(raw: str) -> str:

@@ -396,12 +396,13 @@ _LEANS_BACK_RE = re.compile(
 
 
 # A demonstrative or a pronoun first: the sentence points at something said before it (`こんな化け物が…`,
-# `その後…`, `This is…`, `They were…`).
+# `その後…`, `This is…`, `They were…`), or shown above it (`上に示す例では…`, `The above…`).
 _POINTS_BACK_RE = re.compile(
     r"^(?:こんな|こういう|こうした|こうして|この|その|それ|そこ|そんな|そういう|そうした|そう(?:して|いえば|すると|すれば|したら|なると|なれば)|こう(?:すると|すれば|したら)|すると|これ|ここ|"
-    r"あの|あれ|あんな|彼[はがもらの女]|上記|前述|同じく?|同様|以上|右の|"
+    r"あの|あれ|あんな|彼[はがもらの女]|上記|前述|同じく?|同様|以上|右の|左の|上[にので]|"
     r"(?:This|That|These|Those|It|Its|He|She|They|Them|His|Her|Their|Such|Both|Another|Here|Later|Afterwards"
-    r"|The (?:latter|former|same))\b)")
+    r"|The (?:latter|former|same|above|following|previous)|(?:As|Like) (?:shown|seen|said|mentioned)"
+    r" (?:above|below))\b)")
 # `この` + a noun, `This` + a noun: the noun may be what the title names (`このメニューは…` under `編集メニュー`).
 _THIS_NOUN_RE = re.compile(r"^(?:この|本|当)([\u30a1-\u30fa\u30fc\u3400-\u9fff]{1,8}?)(?:は|では|には|を|で|の|が|も)"
                            r"|^(?:This|These) ([A-Za-z]+?)s?\b")

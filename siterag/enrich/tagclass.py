@@ -447,12 +447,16 @@ _CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")
 
 
 def table_code(term: str, text: str) -> bool:
-    """Whether a short capital code (≤ 6 letters and digits: `FOF`, `COG5`, `ICH7R`) stands only in the cells of
-    the page's tables: a value of its rows (a registration, a model, a column's unit), not what the page is about."""
+    """Whether a short capital code (≤ 6 letters and digits: `FOF`, `COG5`, `ICH7R`, `AVI`) stands only in the cells
+    of the page's tables, a layout table's cells included (a line that is the code alone), pictures' captions
+    aside: a value of its rows (a registration, a model, a column's file type), not what the page is about."""
     if not _CODE_RE.fullmatch(term):
         return False
-    lines = [line for line in text.splitlines() if term in line]
-    return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
+    lines = [line.strip() for line in (_MD_IMAGE_RE.sub("", raw) for raw in text.splitlines()) if term in line]
+    return bool(lines) and all(line.startswith("|") or line.strip("*_ ") == term for line in lines)
+
+
+_MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a picture, its alt text and caption (`"Spin up - AVI"`)
 
 
 LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts

@@ -189,6 +189,9 @@ def test_a_demonstrative_adverb_points_back():
 
     assert leans_back("そうするとアルバムが削除されます。") and leans_back("するとドアが開いた。")
     assert leans_back("こうすると速くなります。") and not leans_back("祝祭日を追加するにはインストールします。")
+    # what the page showed above it (seed 1227: `上に示す例では、置換は…` summed up a page without its example)
+    assert leans_back("上に示す例では、置換はギリシャ文字で有効です。") and leans_back("The above example shows it.")
+    assert not leans_back("以下の手順に従い、エージェントを起動します。")  # pointing ahead: what comes is there
 
 
 def test_an_editors_brackets_and_a_question_inside_a_quotation_stay_in_one_quotable_sentence():

@@ -455,6 +455,10 @@ def test_a_short_code_only_in_table_cells_is_no_tag():
     assert weak_in_text("COG5", fleet) == "table value"
     assert not table_code("FOF", fleet + "The FOF buses ran on route 1A.\n")  # said in a sentence too
     assert not table_code("Brush", fleet) and not weak_in_text("COG5", fleet, in_subject=True)
+    # a layout table read cell by cell: a file type alone on its lines, and in pictures' captions (seed 1227)
+    cells = ('Media\n\nType\n\n[![](a.jpg "Weapon test - AVI - 0.7Mb")](a.avi)\n\nAVI\n\nJPG\n\n'
+             "## 20/04/02 {#2002-04-20}\n\nThe weapon test.\n\nAVI\n\nAVI\n")
+    assert table_code("AVI", cells) and table_code("JPG", cells)
 
 
 def test_a_menus_words_run_together_are_no_tag():

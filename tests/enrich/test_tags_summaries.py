@@ -123,3 +123,16 @@ def test_a_term_in_full_width_and_half_width_letters_is_one_tag():
     from siterag.enrich.keywords import pick_tags
 
     assert pick_tags([("LTE", 3.0), ("ＬＴＥ", 2.0), ("ドコモ", 1.5)], "LTE と ＬＴＥ のドコモ") == ["LTE", "ドコモ"]
+
+
+def test_a_copyright_or_licence_sentence_is_no_summary_except_on_the_licences_page():
+    """A summary quoted `掲載されている楽曲全ての著作権はaxisに属します` and a source file's BSD header; such
+    words are said of any page. On the page of the licence itself they are its subject."""
+    body = ("アルバムの全曲をストリーム配信しています。師匠の承諾を得て公開しています。"
+            "掲載されている楽曲全ての著作権はaxisに属します。\n")
+    others = ["別のページの本文です。", "また別のページです。"]
+    summary = machine_fields(body, "axis index", _stats([body, *others]))["summary"]
+    assert "ストリーム配信" in summary and "著作権" not in summary, summary
+    licence = ("Redistribution and use in source and binary forms, with or without modification, are permitted. "
+               "THIS SOFTWARE IS PROVIDED BY THE AUTHOR AS IS AND ANY WARRANTIES ARE DISCLAIMED.\n")
+    assert "Redistribution" in machine_fields(licence, "License", _stats([licence, *others]))["summary"]
