@@ -683,21 +683,31 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
 
 _ASCII_RUN_END_RE = re.compile(r"[A-Za-z0-9]+$")
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
+# an institution named by what it is of (`Department of Social Informatics`, `Chinese Academy of Sciences`): the
+# field after `of` is the institution's name cut, not a subject of its own
+_NAME_OF_RE = re.compile(r"\b(?:Department|Dept\.?|Faculty|School|Institute|University|College|Academy|Society|"
+                         r"Ministry|Museum|Laboratory|Laboratories|Lab|Centre|Center|Division|Bureau|Agency|Council|"
+                         r"Association|Federation|Board|Office|Church|Bank) of (?:the )?$")
 _VERSION_OR_DOT_NAME_RE = re.compile(r"^(?:\d+(?:\.\d+)+[a-z]?|[vV]\d[\w.]*|\.[A-Z]\w*)$")  # 1.1, v2, .NET (not
 # a count or a number: `77 Air Raids`, `#1 Science Hall`)
 
 
 def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
     befores, afters = set(), set()
+    cut = owned = 0  # spots cut inside a dotted abbreviation (`Ph` of Ph.D.); after `<Name> of` (Department of …)
     for s, e in spots:
         if (s > 0 and (text[s - 1].isalnum() or text[s - 1] in "’'")) or (e < len(text) and text[e].isalnum()):
             continue  # inside a longer word: not this term here (counted by the tokens, not by find)
+        cut += text[e:e + 2][:1] == "." and text[e + 1:e + 2].isalpha()
+        owned += bool(_NAME_OF_RE.search(text[max(0, s - 40):s]))
         head = text[max(0, s - 40):s]
         prev = re.search(r"([\w’'.-]+) $", head)
         tail = re.match(r" ([\w’'-]+)", text[e:e + 40])
         starts = prev is not None and re.search(r"(?:^|[.!?:|#*\n]\s*)$", head[:prev.start()].rstrip("[(“\"‘'"))
         befores.add(prev.group(1) + ("\x00" if starts else "") if prev else "")
         afters.add(tail.group(1) if tail else "")
+    if cut == len(spots) or owned == len(spots):
+        return True  # `Researcher Ph` of `Researcher Ph.D.`; `Social Informatics` of `Department of Social …`
     versions = {word.rstrip("\x00") for word in befores}
     if len(spots) >= 2 and len(versions) == 1 and _VERSION_OR_DOT_NAME_RE.match(versions.pop()):
         return True  # `Language Pack` of `.NET Framework Runtime 1.1 Language Pack` each time: after a version

@@ -121,6 +121,15 @@ def test_a_piece_of_a_works_title_in_italics_or_of_a_versioned_name_is_a_fragmen
     assert not fragment("Air Raids", "## 77 Air Raids\n\n2,227 people got killed in 77 Air Raids in Birmingham.")
 
 
+def test_a_name_cut_inside_a_dotted_abbreviation_or_after_an_institutions_of_is_a_fragment():
+    """Blind reading (seed 1227): `Researcher Ph` (of `Researcher Ph.D.`) and `Social Informatics` (of `Department
+    of Social Informatics`) were tags; a subject after `Development of` is no institution's name and stays."""
+    assert fragment("Researcher Ph", "Post Doctor, Researcher Ph.D. in 2001.")
+    assert fragment("Social Informatics", "Ishida, Department of Social Informatics, Kyoto University.")
+    assert fragment("Sciences", "Zhongzhi Shi, Chinese Academy of Sciences.")
+    assert not fragment("Environmental Education System", "Development of Environmental Education System.")
+
+
 def test_common_words_in_capitals_inside_an_english_sentence_are_emphasis_not_a_name():
     """Blind reading (seed 1223): `MILITARY STRENGTH` was a tag of a booklet that writes words in capitals for
     emphasis; capitals on a Japanese page (`JAZZ BASS`, a guitar's model) or an acronym are names."""
