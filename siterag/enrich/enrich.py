@@ -331,10 +331,11 @@ _UI_SENTENCE_RE = re.compile(r"ご覧|御覧|クリック|こちら(?:から|を
                              re.IGNORECASE)
 
 
-# a licence's or a copyright notice's words (a source file's BSD header, `無断転載を禁じます`): said of any page
-_LEGAL_SENTENCE_RE = re.compile(r"copyright|\(c\)|©|redistribution and use|this software is provided|"
-                                r"permission is hereby granted|all rights reserved|general public license|著作権|"
-                                r"無断(?:転載|複製|使用)", re.IGNORECASE)
+# a licence's or a copyright notice's standard words (a source file's BSD header, `無断転載を禁じます`): said of
+# any page
+_LEGAL_SENTENCE_RE = re.compile(r"copyright\s*(?:\(c\)|©|\d)|©|redistribution and use|this software is provided|"
+                                r"permission is hereby granted|all rights reserved|general public license|"
+                                r"無断(?:転載|複製|使用)", re.IGNORECASE)  # (not an author's own word on his rights)
 _LICENCE_RE = re.compile(r"licen[cs]e|ライセンス|利用規約|使用許諾", re.IGNORECASE)
 
 

@@ -698,7 +698,7 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
     for s, e in spots:
         if (s > 0 and (text[s - 1].isalnum() or text[s - 1] in "’'")) or (e < len(text) and text[e].isalnum()):
             continue  # inside a longer word: not this term here (counted by the tokens, not by find)
-        cut += text[e:e + 2][:1] == "." and text[e + 1:e + 2].isalpha()
+        cut += text[e:e + 1] == "." and text[e + 1:e + 2].isupper()  # (not a file's extension: `….cidmap`)
         owned += bool(_NAME_OF_RE.search(text[max(0, s - 40):s]))
         head = text[max(0, s - 40):s]
         prev = re.search(r"([\w’'.-]+) $", head)

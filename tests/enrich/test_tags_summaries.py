@@ -126,13 +126,14 @@ def test_a_term_in_full_width_and_half_width_letters_is_one_tag():
 
 
 def test_a_copyright_or_licence_sentence_is_no_summary_except_on_the_licences_page():
-    """A summary quoted `掲載されている楽曲全ての著作権はaxisに属します` and a source file's BSD header; such
-    words are said of any page. On the page of the licence itself they are its subject."""
+    """A summary quoted a source file's BSD header; a copyright notice's standard words are said of any page (an
+    author's own word on his rights, `著作権は僕のもの…勝手に使って下さい`, is his). On the page of the licence
+    itself they are its subject."""
     body = ("アルバムの全曲をストリーム配信しています。師匠の承諾を得て公開しています。"
-            "掲載されている楽曲全ての著作権はaxisに属します。\n")
+            "Copyright (C) 2012 axis. All rights reserved.\n")
     others = ["別のページの本文です。", "また別のページです。"]
     summary = machine_fields(body, "axis index", _stats([body, *others]))["summary"]
-    assert "ストリーム配信" in summary and "著作権" not in summary, summary
+    assert "ストリーム配信" in summary and "Copyright" not in summary, summary
     licence = ("Redistribution and use in source and binary forms, with or without modification, are permitted. "
                "THIS SOFTWARE IS PROVIDED BY THE AUTHOR AS IS AND ANY WARRANTIES ARE DISCLAIMED.\n")
     assert "Redistribution" in machine_fields(licence, "License", _stats([licence, *others]))["summary"]
