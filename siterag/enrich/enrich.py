@@ -272,9 +272,9 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
     tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
-    legal = None if _LEGAL_SENTENCE_RE.search(title) or _LICENCE_RE.search(title) else _LEGAL_SENTENCE_RE
+    licence_page = bool(_LICENCE_RE.search(title) or _LEGAL_SENTENCE_RE.search(title))
     common = stats.common(facts.sentences) | {s for s in facts.sentences if _UI_SENTENCE_RE.search(s)
-                                              or legal and legal.search(s)}  # (not on a page of the licence)
+                                              or not licence_page and _LEGAL_SENTENCE_RE.search(s)}
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
     summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),

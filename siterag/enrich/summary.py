@@ -286,12 +286,11 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     eligible = set(pool)
     chosen: set[int] = set()
     statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
+    says_what = {i for i in statements[:OPENING_STATEMENTS] if says_what_page_is(sentences[i])}
     if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
-        statements = [i for n, i in enumerate(statements) if central[i] >= MIN_CENTRAL
-                      or n < OPENING_STATEMENTS and says_what_page_is(sentences[i])]
+        statements = [i for i in statements if central[i] >= MIN_CENTRAL or i in says_what]
     for rank, i in enumerate(statements):  # the opening: the first sentences that say something of the page
-        says_what = rank < OPENING_STATEMENTS and says_what_page_is(sentences[i])
-        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank) + SAYS_WHAT_WEIGHT * says_what
+        scores[i] = central[i] + LEAD_WEIGHT / (1 + rank) + SAYS_WHAT_WEIGHT * (i in says_what)
     for i in sorted(statements, key=lambda k: (-scores[k], k)):  # the best place to start reading
         start = i
         if leans_back(sentences[i], title):

@@ -698,9 +698,9 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
     for s, e in spots:
         if (s > 0 and (text[s - 1].isalnum() or text[s - 1] in "’'")) or (e < len(text) and text[e].isalnum()):
             continue  # inside a longer word: not this term here (counted by the tokens, not by find)
-        cut += text[e:e + 1] == "." and text[e + 1:e + 2].isupper()  # (not a file's extension: `….cidmap`)
-        owned += bool(_NAME_OF_RE.search(text[max(0, s - 40):s]))
         head = text[max(0, s - 40):s]
+        cut += text[e:e + 1] == "." and text[e + 1:e + 2].isupper()  # (not a file's extension: `….cidmap`)
+        owned += bool(_NAME_OF_RE.search(head))
         prev = re.search(r"([\w’'.-]+) $", head)
         tail = re.match(r" ([\w’'-]+)", text[e:e + 40])
         starts = prev is not None and re.search(r"(?:^|[.!?:|#*\n]\s*)$", head[:prev.start()].rstrip("[(“\"‘'"))
@@ -708,10 +708,12 @@ def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
         afters.add(tail.group(1) if tail else "")
     if cut == len(spots) or owned == len(spots):
         return True  # `Researcher Ph` of `Researcher Ph.D.`; `Social Informatics` of `Department of Social …`
+    # each time after the same version number or dotted name (`Language Pack` after `1.1`, `Framework Runtime`
+    # after `.NET` in `.NET Framework Runtime 1.1 Language Pack`): a piece of that name
     versions = {word.rstrip("\x00") for word in befores}
     if len(spots) >= 2 and len(versions) == 1 and _VERSION_OR_DOT_NAME_RE.match(versions.pop()):
-        return True  # `Language Pack` of `.NET Framework Runtime 1.1 Language Pack` each time: after a version
-    for near, is_before in ((befores, True), (afters, False)):  # number, or a name's first part (`.NET`)
+        return True
+    for near, is_before in ((befores, True), (afters, False)):
         if len(near) != 1:
             continue
         word = next(iter(near))
