@@ -19,6 +19,8 @@ from siterag.enrich.summary import (
     composed_summary,
     date_range,
     lines_summary,
+    own_word,
+    page_sentences,
     sentence_terms,
     squeezed,
     summary_source,
@@ -97,14 +99,16 @@ def own_heading(body: str, title: str) -> str:
 
 
 def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True,
-               ja: bool | None = None) -> str:
+               ja: bool | None = None, with_heading: bool = True) -> str:
     """What the page is, from its facts: `「題名」（日記・weblog、2012年10月26日）`,
     `1975 — My life and times (diary, 25 Jun 1975 — Anyone for tea?)` or, with its own first heading,
-    `chapter 4 — THE ISLES AFAR OFF (Publications)`; '' when there is no title."""
+    `chapter 4 — THE ISLES AFAR OFF (Publications)`; '' when there is no title. `with_heading`: False where
+    the summary names the page's parts and its first heading is among them."""
     name = " ".join(title.split())
     if not name or name.casefold() in _NO_TITLES:
         return ""
-    heading = "" if entry_note(body, False) else own_heading(body, name)  # an entry's heading goes with its date
+    # an entry's heading goes with its date
+    heading = "" if not with_heading or entry_note(body, False) else own_heading(body, name)
     if len(name) > TITLE_CHARS:
         name = name[:TITLE_CHARS - 1].rstrip() + "…"
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
@@ -208,6 +212,86 @@ def _items(texts: list[str], ja: bool, shown: int = LIST_SHOWN) -> str:
     return f"{len(items)} items: {listed}" + (" …" if len(items) > shown else "")
 
 
+_PART_HEADING_RE = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t]*$")
+PARTS_SHOWN = 3  # part names quoted after a page's opening
+PART_CHARS = 30  # a longer part name is clipped
+
+
+def page_parts(body: str, title: str) -> tuple[list[str], int]:
+    """The page's parts: the names of its headings at the shallowest level (1-4) that has two or more distinct ones
+    with text under them (PARAGRAPH_LETTERS letters before the next heading as high: a subtitle right under a
+    heading heads no part of its own), besides its title (no entry's date heading, no label ending in a colon),
+    and the line where its second part begins (what comes before it is the page's opening); ([], -1) when it has
+    fewer."""
+    key = _plain(title)
+    found: list[tuple[int, int, str]] = []  # (level, line, name) of every heading; name '' when it names nothing
+    letters: list[int] = []  # per heading, the letters of the text under it up to the next heading
+    fence = False
+    for no, line in enumerate(body.splitlines()):
+        if line.startswith(("```", "~~~")):
+            fence = not fence
+        match = None if fence else _PART_HEADING_RE.match(line)
+        if not match:
+            if letters:
+                letters[-1] += sum(map(str.isalpha, summary_source(_IMAGE_RE.sub("", line))))
+            continue
+        text = " ".join(_MARKS_RE.sub("", summary_source(_IMAGE_RE.sub("", match.group(2)))).split()).strip("\\ ")
+        named = "{#" not in match.group(2) and sum(map(str.isalpha, text)) >= 2 and not text.endswith((":", "：")) \
+            and _plain(text) != key
+        found.append((len(match.group(1)), no, text if named else ""))
+        letters.append(0)
+    for level in sorted({lv for lv, _, _ in found}):
+        at = []
+        for k, (lv, no, text) in enumerate(found):
+            if lv != level or not text:
+                continue
+            end = next((j for j in range(k + 1, len(found)) if found[j][0] <= level), len(found))
+            if sum(letters[k:end]) >= PARAGRAPH_LETTERS:  # its text, its subparts' text among it
+                at.append((no, text))
+        names = list(dict.fromkeys(text for _, text in at))
+        if len(names) >= 2:
+            return names, at[1][0]
+    return [], -1
+
+
+def parts_note(names: list[str], ja: bool, shown: int = PARTS_SHOWN) -> str:
+    """A page's parts named (`目次: 異体関係にあるグリフ / アンカー マーク`, `Contents: Overview / Members etc.`)."""
+    listed = " / ".join(_clip(x, PART_CHARS) for x in names[:shown])
+    more = len(names) > shown
+    if ja:
+        return f"目次: {listed}" + (" ほか" if more else "")
+    return f"Contents: {listed}" + (" etc." if more else "")
+
+
+def opening_with_parts(body: str, title: str, parts: tuple[list[str], int], sentences: list[str],
+                       quotes: list[int], tags: list[str], common: set[str], frame: str, ja: bool) -> str:
+    """A page of two or more parts (page_parts): its frame, its central sentences and its parts named, within
+    SUMMARY_CHARS; the sentences are its opening's (choose_summary over those before its second part: a sentence
+    deep in part 5 says what part 5 is), the whole page's when its opening has none; '' on a page without
+    parts. `parts`: page_parts(body, title)."""
+    names, second = parts
+    if not names:
+        return ""
+    opening = page_sentences("\n".join(body.splitlines()[:second]))
+    if sentences[:len(opening)] != opening:  # not the page's own first sentences (a script's lines left out)
+        opening = []
+    head = f"{frame}: " if frame else ""
+    for pool in (opening, sentences):  # the opening's sentences with fewer parts named before the whole page's
+        for shown in range(min(PARTS_SHOWN, len(names)), 0, -1):
+            note = parts_note(names, ja, shown)
+            room = SUMMARY_CHARS - len(head) - len(note) - 1
+            lead = choose_summary(pool, tags, common, quotes[:len(pool)], title=title, chars=room) \
+                if pool and room >= MIN_LEAD_CHARS else ""
+            if lead and _ENDS_RE.search(lead):
+                return f"{head}{lead}{'' if ja else ' '}{note}"
+    note = parts_note(names, ja)
+    return f"{head}{note}" if len(head) + len(note) <= SUMMARY_CHARS else ""
+
+
+MIN_LEAD_CHARS = 40  # less room than this for the opening: the parts alone
+_ENDS_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
+
+
 _SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
 _FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|mp3|mid|wav|pdf|zip|lzh|exe)$", re.IGNORECASE)
 
@@ -249,8 +333,9 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     verse or pictures; a chat log's times and speakers (chat_summary); else its central sentences (choose_summary,
     never a caption) or its lines (lines_summary; never the title alone). When they do not name what the title
     names (a detail sentence, a count), the page's frame (page_frame: title, heading, kind, section, entry) comes
-    first, with its parts named instead (contents_summary) on a page that lists them, or alone when the page has
-    nothing else to say. `series`: what a page of entries belongs to (summary.entry_series)."""
+    first, with its parts named instead (contents_summary, after the author's own word on what the page is) on a
+    page that lists them, or its opening and its parts' headings (opening_with_parts) on a page of parts, or
+    alone when the page has nothing else to say. `series`: what a page of entries belongs to (summary.entry_series)."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
     ja = is_japanese(f"{title}{section}{body[:2000]}")
@@ -277,8 +362,17 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
         return summary
     frame = page_frame(title, kind, section, body, sure, ja)
     contents = contents_summary(body, ja, kind == "index")
-    if contents:  # a tips page, a contents page: its parts named, not its first part quoted
-        return framed(contents, frame, ja) or contents
+    if contents:  # a tips page, a contents page: its parts named, not its first part quoted; the author's own
+        # word on what the page is before them (`ここでは…について解説します。10項目: …`)
+        own = own_word(sentences, quotes, common)
+        return own and framed(f"{own}{'' if ja else ' '}{contents}", frame, ja) or framed(contents, frame, ja) \
+            or contents
+    found = page_parts(body, title)
+    heading = own_heading(body, " ".join(title.split()))
+    with_parts = opening_with_parts(body, title, found, sentences, quotes, tags, common, page_frame(
+        title, kind, section, body, sure, ja, with_heading=heading not in found[0]), ja) if found[0] else ""
+    if with_parts:  # a page of parts: what its opening says, and what its parts are
+        return with_parts
     if not frame:
         return summary
     if lead:

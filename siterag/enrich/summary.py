@@ -322,6 +322,15 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     return sorted(chosen)
 
 
+def own_word(sentences: list[str], quotes: list[int], common: set[str] = frozenset()) -> str:
+    """The sentence where the page's author says what it is (says_what_page_is) among its first
+    OPENING_STATEMENTS statements (quotable sentences ending in a stop, no question, no aside), else ''."""
+    pool = [s for s, q in zip(sentences, quotes, strict=True)
+            if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
+    statements = [s for s in pool if not _QUESTION_RE.search(s) and s[0] not in "(（"]
+    return next((s for s in statements[:OPENING_STATEMENTS] if says_what_page_is(s)), "")
+
+
 MIN_CENTRAL = 0.05  # a sentence sharing less than this with the rest of the page (a greeting, thanks) is no summary
 SAME_SAY = 0.6  # a sentence this near (cosine of terms) to one already chosen, with this share of its terms
 # chosen already, adds nothing

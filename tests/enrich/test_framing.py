@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from siterag.enrich.framing import chat_summary, contents_summary, page_frame, page_summary, says_title
+from siterag.enrich.framing import (
+    chat_summary,
+    contents_summary,
+    page_frame,
+    page_parts,
+    page_summary,
+    parts_note,
+    says_title,
+)
 from siterag.enrich.summary import SUMMARY_CHARS, page_sentences, quotable, summary_is_exact
 from tests.conftest import SHARED_SITES
 
@@ -172,3 +180,47 @@ def test_a_page_without_a_title_is_not_called_untitled_in_its_summary():
     pictures = "\n\n".join(f"![]({n}.gif)" for n in "abcd")
     assert page_summary(pictures, [], [], [], set(), "untitled") == "4 pictures."
     assert page_summary(pictures, [], [], [], set(), "Birds") == "Birds: 4 pictures."
+
+
+MANUAL = ("# グリフ情報\n\nこのダイアログでは、グリフの名前と Unicode の値を設定します。\n\n"
+          "### 機能タグダイアログ\n\nタグの一覧から機能を選ぶと、その機能が有効になる用字系を指定できます。\n\n"
+          "### 用字系ダイアログ\n\n最後の選択肢を選ぶと、このリストの変更や追加が行えます。"
+          "例えば fl 合字は常に有効にするべきでしょう。\n\n"
+          "### 言語ダイアログ\n\n言語を選ぶと、その言語だけに機能を適用できます。\n")
+
+
+def test_a_page_of_parts_says_what_its_opening_says_and_names_its_parts():
+    """Judged no / partly: FontForge's reference pages summed up by a sentence deep in one part (`最後の選択肢を
+    選ぶと…`, `以下は正しくありません…`); the opening says what the page is, the headings what it holds."""
+    summary = _summary(MANUAL, "グリフ情報", "manual", "")
+    assert summary.startswith("「グリフ情報」（解説）: ") and summary.endswith(
+        "。目次: 機能タグダイアログ / 用字系ダイアログ / 言語ダイアログ"), summary
+    lead = summary.split(": ", 1)[1].split("目次")[0]
+    opening = MANUAL.split("### 用字系ダイアログ")[0]  # the page's text before its second part
+    assert summary_is_exact(lead, opening) and len(summary) <= SUMMARY_CHARS
+    assert page_parts(MANUAL, "グリフ情報")[0] == ["機能タグダイアログ", "用字系ダイアログ", "言語ダイアログ"]
+
+
+def test_a_title_and_its_subtitle_are_no_parts_and_a_label_heads_none():
+    """`1994年度卒業論文概要` right above the thesis's title heads no part: no text between them."""
+    abstract = "# 1994年度卒業論文概要\n\n# 空気圧式人工筋肉を用いたバランシングロボットの制御\n\n" + \
+               "老人の介護問題は我々がもっとも真剣に取り組むべき問題の１つであると言える。" * 3 + "\n"
+    assert page_parts(abstract, "ABSTRACT of PAPER '94") == ([], -1)
+    labels = "## Overview\n\n" + "We develop agents that guide tourists around Kyoto. " * 2 + \
+             "\n\n## Publications:\n\n" + "A paper in the proceedings of a workshop. " * 2 + "\n"
+    assert page_parts(labels, "Conversational Agent") == ([], -1)  # one part and a label
+    entries = "## 2012-12-13 Windows8 {#2012-12-13}\n\n" + "メモリを追加して使っています。" * 3 + "\n\n" + \
+              "## 2012-12-14 Windows8 {#2012-12-14}\n\n" + "メトロは使いにくいです。" * 3 + "\n"
+    assert page_parts(entries, "Windows8")[0] == []  # a diary's entries are entries, not parts
+
+
+def test_parts_are_named_in_the_pages_language_and_a_contents_list_keeps_the_authors_word():
+    assert parts_note(["Overview", "Members", "Reference", "Links"], False) == \
+        "Contents: Overview / Members / Reference etc."
+    assert parts_note(["ボールド", "ポイントサイズ"], True) == "目次: ボールド / ポイントサイズ"
+    items = "".join(f"[({n})手順{n}の説明](#{n})  \n" for n in range(1, 6))
+    body = ("DVDの複製は誰でもできます。ここではDVDの「複製」について解説します。\n\n" + items + "\n" +
+            "".join(f"({n})  \n手順{n}ではソフトウェアの設定を行います。\n\n" for n in range(1, 6)))
+    summary = _summary(body, "リッピングとライティング", "manual", "TIPS")
+    assert summary == ("「リッピングとライティング」（解説・TIPS）: ここではDVDの「複製」について解説します。"
+                       "5項目: (1)手順1の説明 / (2)手順2の説明 / (3)手順3の説明 ほか"), summary

@@ -78,6 +78,17 @@ def test_navigation_lines(line, expected):
     assert is_navigation(line) is expected
 
 
+def test_an_in_page_contents_list_stays_where_the_parts_are_headed_by_their_numbers_alone():
+    """leftyuncle's tips pages head each part `(1)`, `(2)`: the contents list above is the only place the page
+    names them (judged: the summary quoted a stray note instead of the tips); where the parts' headings say their
+    names, the same list only moves the reader."""
+    item = "[(1)「i.softbank.jp」ドメインのメールアドレス変更](#1)  "
+    assert not is_navigation(item, bare={"1", "2"})
+    assert is_navigation(item)  # the parts are headed by their names (no bare numbers on the page)
+    assert is_navigation("[-戻る-](#0)", bare={"1"})  # a way back stays navigation
+    assert is_navigation("[目次](#top)", bare={"1"})
+
+
 @pytest.mark.parametrize("line,expected", [
     ("Copyright (C) 2003 Gyrobot Ltd.", True), ("あなたは 012345 人目のお客様です", True),
     ("最終更新日：2004/06/20", True), ("3人目の子どもが生まれた。", False),
