@@ -6,7 +6,7 @@ what the embedder's zero-shot prose kinds would do instead.
 
 Each site is built as the metadata benchmark builds it (copy, normalize, extract, the enrich site pass:
 metadata.build_site), then each labelled page's `kind` is compared with the kinds a reader finds useful for it
-(a set: a symposium talk's abstract is a `report` or an `essay`). "embedder" recomputes the kinds with
+(a set: a symposium talk's abstract is an `event` or an `essay`). "embedder" recomputes the kinds with
 `site_kinds(..., get_embedder("use-multilingual-v3"))` over the same corpus and times it.
 
 Labels (2026-12-05, by reading each page's title and body): TUNED = 40 pages of the sites the rules were tuned on;
@@ -18,6 +18,9 @@ Relabelled 2026-12-05 when `media` was added (by reading the original pages, the
 scrolling text are `media` (9 labels of HELD-HELD3; `other` no longer counts for them), the rain-tank page that sells
 its parts with prices `product`/`manual`. TUNED gained 9 pages for the new mechanisms (a Flash page, front pages,
 an offer-like tour page, a registration form, procedures, a script reference).
+Relabelled 2026-12-07 when `event` was split from `report` (two blind readers of seed 1227 found `report` wrong for a
+workshop's committee page and a symposium talk's abstract): a conference's own pages (its programme, talks,
+committee, registration) are `event`; an account of a trip or a show after it stays `report`.
 """
 
 from __future__ import annotations
@@ -43,20 +46,20 @@ from siterag.pipeline import corpus_docs  # noqa: E402
 
 TUNED = {
  "crest-digitalcity": {
-  "conferences/20030919_crest-program.html": {"report"},
+  "conferences/20030919_crest-program.html": {"event"},
   "research/kankyo/index.html": {"essay"},
-  "conferences/200110_dckm/wellman.html": {"report", "essay"},
-  "conferences/2004/symposium/index.html": {"report"},
+  "conferences/200110_dckm/wellman.html": {"event", "essay"},
+  "conferences/2004/symposium/index.html": {"event"},
   "~patrick/bbs/BBS-TypeT.cgi?function=res&no=17&logno=0": {"bbs"},
-  "conferences/030319china/shi.htm": {"report", "essay"},
-  "conferences/2004/workshop/talks/drogoul.html": {"report", "essay"},
+  "conferences/030319china/shi.htm": {"event", "essay"},
+  "conferences/2004/workshop/talks/drogoul.html": {"event", "essay"},
   "research/shoboken/image2-j.html": {"photos"},
-  "conferences/030319china/organization.html": {"report"},
+  "conferences/030319china/organization.html": {"event"},
   "research/digitalBeijing/image2.html": {"photos"},
   "crest/freewalk/documents/request.htm": {"manual"},
   "members/ishida.html": {"profile"},
-  "conferences/20010629_crest_reg-j.html": {"report", "other"}, "crest/invite/index-e.html": {"manual", "other"},
-  "conferences/2004/workshop/east.html": {"report"}, "index.html": {"index"},
+  "conferences/20010629_crest_reg-j.html": {"event", "other"}, "crest/invite/index-e.html": {"manual", "other"},
+  "conferences/2004/workshop/east.html": {"event"}, "index.html": {"index"},
  },
  "fontforge-ja": {
   "ja/metricsmenu.html": {"manual"}, "ja/metricsview.html": {"manual"}, "ja/faqFrame.html": {"index", "manual"},

@@ -3,7 +3,7 @@
 The kind is decided, in this order, by:
 
 1. the page's structure, where structure says what a page is: dated entries (`diary`, or the kind its title or
-   section names when that is `news`, `report`, `bbs` or `photos`), mostly links to other pages of the site
+   section names when that is `news`, `report`, `event`, `bbs` or `photos`), mostly links to other pages of the site
    (`index`), mostly links elsewhere (`links`); a program or a player as its content, read from its HTML (an
    applet, a Flash movie, a video, scrolling text, a script's animation: `media`); mostly images (`photos`);
    short lines of verse (`lyrics`);
@@ -62,12 +62,19 @@ KINDS: dict[str, Kind] = {
     "lyrics": Kind("詩・歌詞・短歌・俳句", "Poetry or song lyrics",
                    ("詩", "歌詞", "短歌", "俳句",
                     "poem", "poems", "poetry", "lyrics", "verse"), word=("詩・歌詞", "poetry or lyrics")),
-    "report": Kind("レポート・報告：イベント、ライブ、旅行、公演、会議の記録",
-                   "Report or programme of an event: a concert, a trip, a show, a conference",
-                   ("レポート", "レポ", "報告", "旅行記", "紀行", "ライブ", "公演", "上演", "記録",
-                    "会議", "シンポジウム", "ワークショップ", "セミナー", "講演",
-                    "report", "reports", "live", "tour", "event", "events", "trip", "travel", "travels",
-                    "conference", "symposium", "workshop", "seminar"), word=("レポート", "report")),
+    "report": Kind("レポート・報告・紀行：旅行、ライブ、公演、行事に行った記録",
+                   "Report: an account of a trip, a concert, a show",
+                   ("レポート", "レポ", "報告", "旅行記", "紀行", "記録", "観戦記", "参加記",
+                    "report", "reports", "trip", "trips", "travel", "travels", "travelogue"),
+                   word=("レポート", "report")),
+    "event": Kind("イベント・催し：会議、シンポジウム、ライブ、公演の案内・プログラム・講演・会場・参加登録",
+                  "Event: a conference, symposium, concert or show: its programme, talks, venue, committee, "
+                  "registration",
+                  ("イベント", "催し", "会議", "シンポジウム", "ワークショップ", "セミナー", "講演", "講演会", "学会",
+                   "研究会", "ライブ", "公演", "上演", "演奏会", "コンサート",
+                   "event", "events", "conference", "conferences", "symposium", "seminar",
+                   "seminars", "live", "lives", "gig", "gigs", "concert", "concerts", "tour", "tours"),
+                  word=("イベント", "event")),
     "photos": Kind("写真・アルバム・ギャラリー", "Photo album or gallery",
                    ("写真", "アルバム", "ギャラリー", "フォト",
                     "photo", "photos", "pictures", "gallery", "album", "images"), word=("写真", "photos")),
@@ -105,8 +112,9 @@ KINDS: dict[str, Kind] = {
 SLUGS = tuple(KINDS)
 OTHER_KIND = "other"  # a page none of the kinds fits
 # Kinds the embedder may choose among: what running text can be; the others are decided by structure or words.
-PROSE_KINDS = ("essay", "review", "fiction", "report", "profile", "manual", "product", "news")
-ENTRY_KINDS = ("news", "report", "bbs", "photos", "diary")  # what a page of dated entries can be: its title says
+PROSE_KINDS = ("essay", "review", "fiction", "report", "event", "profile", "manual", "product", "news")
+# what a page of dated entries can be: its title says
+ENTRY_KINDS = ("news", "report", "event", "bbs", "photos", "diary")
 PROSE_CHARS = 200  # less running text than this: no prose kind
 UI_WORDS, UI_DENSITY = 4, 2  # a manual names its program's interface this often (words; per 1,000 characters)
 IMAGE_CAPTION = 80  # a line with an image and less text than this is an image (with its caption)

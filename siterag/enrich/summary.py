@@ -705,6 +705,7 @@ def entry_series(*titles: str) -> str:
 
 # What a page of dated entries is called by its kind (kinds.ENTRY_KINDS); a diary otherwise.
 ENTRY_LABELS = {"bbs": ("掲示板", "BBS or guestbook"), "news": ("お知らせ", "News"), "report": ("レポート", "Report"),
+                "event": ("イベント", "Events"),
                 "photos": ("写真", "Photos")}
 
 

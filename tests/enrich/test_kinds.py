@@ -40,7 +40,18 @@ def test_dated_entries_take_the_entry_kind_the_title_names():
     assert page_kind(news, title="更新履歴") == "news"
     assert page_kind(news, title="What's New") == "news"
     assert page_kind(news, title="ライブレポート") == "report"
+    assert page_kind(news, title="ライブスケジュール") == "diary"  # 'schedule' is the head: no kind's word
+    assert page_kind(news, title="LIVE") == "event"
     assert page_kind(news) == "diary"
+
+
+def test_an_events_own_pages_are_event_and_an_account_of_one_is_a_report():
+    """Read blind (seed 1227): a workshop's committee page and a symposium talk's abstract are no `report`; they
+    are the event's pages. An account of a trip or a concert after it is."""
+    assert named_kind("会議") == "event" and named_kind("Conferences") == "event"
+    assert named_kind("シンポジウム報告") == "report" and named_kind("Conference report") == "report"
+    assert named_kind("ライブ") == "event" and named_kind("ライブレポート") == "report"
+    assert named_kind("The Workshops") == ""  # an English workshop is also a room with lathes in it
 
 
 def test_words_of_the_taxonomy_in_the_title_or_the_section():
