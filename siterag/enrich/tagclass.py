@@ -20,6 +20,7 @@ COMPOUND_TF = 2
 RARE_ZIPF = 3.0  # a katakana word rarer than this is a specific thing (セイタカアワダチソウ, マザーボード)
 VERY_COMMON_ZIPF = 5.0  # a single word this common (開発 5.2, project 5.3) is no tag anywhere
 NAME_COMMON_ZIPF = 5.5  # a capitalised word this common (School 5.7, Team 5.7) is a word, whatever its capital
+EN_COMMON_PHRASE_ZIPF = 4.8  # two English words both this common (Team Member, Blood Type) name no one thing
 EN_COMMON_ZIPF = 4.5  # a capitalised single word this common (Death, Photo, School) names nothing
 EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence starts is a word, not a name
 PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
@@ -263,6 +264,8 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "one entry"  # a street of one day's walk in a month of entries: what that day passed, not the page's
     if not in_subject and label(term, text):
         return "label"  # 岡崎 光記 on a line of its own before each turn of a chat: who speaks, not what about
+    if not in_subject and common_label(term, text):
+        return "label"  # `Team Member` over a column, `Blood Type:` before a value: a field's name, not a name
     if not in_subject and shouted_words(term, text):
         return "shouted words"  # `MILITARY STRENGTH` in an English sentence: words in capitals for emphasis
     if not in_subject and table_code(term, text):
@@ -467,6 +470,19 @@ def label(term: str, text: str) -> bool:
     speaker of each turn of a chat or an interview, a form's field, not what the page is about."""
     lines = [line.strip(" \t*_#>-|") for line in text.splitlines() if term in line]
     return len(lines) >= LABEL_LINES and all(line == term for line in lines)
+
+
+def common_label(term: str, text: str) -> bool:
+    """Whether an English phrase of two common words (each at least EN_COMMON_PHRASE_ZIPF: `Team Member`,
+    `Blood Type`) is, wherever the page says it, a label: a line of its own (`Team Captain.`), a table's cell, or the
+    words before a colon. In a sentence such words may be a name (`South Africa`, `Google Play`)."""
+    words = term.split()
+    if len(words) != 2 or not all(w.isalpha() for w in words) \
+            or min(general_zipf(w) for w in words) < EN_COMMON_PHRASE_ZIPF:
+        return False
+    said = re.compile(rf"(?:^|\|)[\s*_#>-]*{re.escape(term)}[\s*_]*(?:\.?$|\||[:：])")
+    lines = [line.strip() for line in text.splitlines() if term in line]
+    return bool(lines) and all(line.count(term) == len(said.findall(line)) for line in lines)
 
 
 def _cut_at_abbreviation(term: str, text: str) -> bool:

@@ -585,3 +585,16 @@ def test_a_word_of_another_language_is_a_name_where_the_page_keeps_saying_it():
     assert weak_term("Bude", 2, False) == "foreign word"
     assert not weak_term("Bude", 16, False)  # German for a hut, but a month at Bude says it 16 times: the place
     assert weak_term("Con", 8, False) == "foreign word"  # a short word stays a word however often (Con. in results)
+
+
+def test_two_common_words_used_only_as_a_label_are_no_tag():
+    """Read blind (seed 1227): `Team Member` over a team page's column, `Blood Type` before a profile's value are
+    a field's name; the same two common words in a sentence may name a place or a service."""
+    team = "Team Member\n\n(Click on link for more info)\n\nTeam Captain.\n\nTeam Helper.\n"
+    assert weak_in_text("Team Member", team) == "label" and weak_in_text("Team Captain", team) == "label"
+    assert weak_in_text("Blood Type", "| Blood Type | A |\n| Birthday | 23 Feb 1972 |\n") == "label"
+    assert weak_in_text("Blood Type", "Name: Satoshi\n\nBlood Type : A\n") == "label"
+    trip = "South Africa\n\nIn March we flew to South Africa for a month.\n"
+    assert weak_in_text("South Africa", trip) == ""  # said in a sentence too: a name
+    assert weak_in_text("Team Member", "Team Member", in_subject=True) == ""  # the page's heading names it
+    assert weak_in_text("Neil Solomon", "Neil Solomon\n\nTeam Helper.\n") == ""  # a rare word: a name on its own
