@@ -939,10 +939,13 @@ def _trailing_date(text: str, order: str | None = None) -> DateLine | None:
 # at a separator or bracket; English ones are whole words ("date" and "created" need a colon: "up to date"; a
 # list's `compiled 15 July 2003` does not; a footer's `posted 2007-07-01` does not).
 _UPDATE_LABEL = (r"(?:(?:last|latest)[\s-]+)?(?:updated?|modified|revised|changed)(?:\s+(?:on|at))?|"
-                 r"(?:最終)?(?:更新|改訂|改定|修正)(?:日時|日付|日)?")
+                 r"(?:最終)?(?:更新|改訂|改定|修正)(?:日時|日付|日)?|"
+                 # the page's own going on the web: `First publication on the internet March 2007`
+                 r"(?:first\s+)?(?:publication|published|posted|put)\s+on\s+the\s+(?:internet|web|world\s+wide\s+web)")
 _OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:written|published)\s+on|posted(?:\s+on)?|"
                 r"compiled(?:\s+on)?|"
                 r"(?:作成|掲載|公開|発行|執筆|記入|開催|投稿)(?:日時|日付|日)?|日時|日付|年月日")
+_MONTH_YEAR_RE = re.compile(_MONTH_RE + r",?\s+(?P<year>(?:19|20)\d\d)(?!\d)", re.IGNORECASE)  # March 2007
 _LABEL_RE = re.compile(r"(?<![A-Za-z])(?:(?P<update>" + _UPDATE_LABEL + r")|" + _OTHER_LABEL + r")"
                        r"(?![A-Za-z])\s*[\]】)）>＞〕]?\s*[:：]?\s*", re.IGNORECASE)
 
@@ -956,6 +959,9 @@ def labelled_date(line: str, order: str | None = None) -> tuple[str, bool] | Non
         found = parse_date_line(text[label.end():], order)
         if found and found.date:
             return found.date, bool(label.group("update"))
+        month = _MONTH_YEAR_RE.match(text[label.end():]) if label.group("update") else None
+        if month and (when := _iso(int(month["year"]), _MONTHS[month["mon"].casefold()])):
+            return when, True  # `Last updated: March 2007`: the month the page was updated
     for start in _SUFFIX_START_RE.finditer(text):  # the label after the date: `2003.5.1 更新`, `…19:42現在`
         found = parse_date_line(text[start.start():], order)
         after = _SUFFIX_LABEL_RE.match(found.rest) if found and found.date else None

@@ -119,14 +119,30 @@ def _date_only(line: str) -> bool:
     return bool(found) and len(normalise(found.rest)) < 2
 
 
+_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")  # |---|---|
+
+
+def _column_names(line: str, below: str) -> bool:
+    """Whether a table row above the table's rule (`|---|---|`) names its columns (`| No | Date | Title |`): two
+    cells or more with words, none of them only a link (a heading beside a button is a layout table's)."""
+    if not _TABLE_RULE_RE.match(below):
+        return False
+    cells = [cell for cell in line.strip().strip("|").split("|") if _plain(cell)]
+    return len(cells) >= 2 and all(normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell))) for cell in cells)
+
+
 def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool, bool]]:
     """(text, whether the next line of text continues its paragraph, whether it is links only, whether it is a
     heading) of the first `count` lines of text."""
     found: list[tuple[str, bool, bool, bool]] = []
-    for line in markdown.splitlines():
+    lines = markdown.splitlines()
+    data = False  # in a table with a header row: its header names columns (`No | Date | Title`), its rows are data
+    for n, line in enumerate(lines):
         if not line.strip() and found:
             found[-1] = (found[-1][0], False, *found[-1][2:])
-        text = _plain(line)
+        below = lines[n + 1] if n + 1 < len(lines) else ""
+        data = line.lstrip().startswith("|") and (data or _column_names(line, below))
+        text = "" if data else _plain(line)
         if text:
             if len(found) == count:
                 break

@@ -447,6 +447,10 @@ def test_a_japanese_page_writes_short_dates_year_first():
     ("webwork by Jim Nagel at Abbey Press Glastonbury — posted 2007-07-01", ("2007-07-01", False)),
     ("投稿日 ： 2003/02/03", ("2003-02-03", False)),
     ("*This list compiled 15 July 2003*", ("2003-07-15", False)),
+    # the page's own going on the web, or an update, by its month (read blind, seed 1232: a book's page)
+    ("First publication on the internet March 2007", ("2007-03", True)),
+    ("Last updated: March 2007", ("2007-03", True)),
+    ("Revised edition published September 1992", None),  # the printed book's edition dates no page
     ("compiled by John Smith, 2003/1/1", None),
     ("これらは 2004年12月22日に最終更新されました", None),  # the date before the label: a sentence
     ("up to date 2003/1/1", None),  # "date" is a label only with a colon

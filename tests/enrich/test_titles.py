@@ -81,6 +81,16 @@ def test_a_single_entrys_heading_names_a_page_whose_title_is_shared():
     assert own_title("untitled", "7\n\n![](ga/tizu1.jpg)\n", {"untitled"}, set()) == ""
 
 
+def test_a_tables_header_and_rows_are_no_title():
+    """Read blind (seed 1232): a blog's contents table titled `No Date Title` by its header row."""
+    from siterag.enrich.metadata import own_title
+
+    table = "| No | Date | Title |\n|---|---|---|\n| 58 | 2013-06-23 | [AutoCAD 覚書](a.html) |\n" \
+            "| 57 | 2013-06-23 | [WordPress](b.html) |\n"
+    assert own_title("ブログ", table, {"ブログ"}, set()) == ""
+    assert own_title("ブログ", "## ブログの目次\n\n" + table, {"ブログ"}, set()) == "ブログの目次"
+
+
 def test_the_sites_links_name_a_page_unless_the_label_is_navigation_or_a_date():
     from collections import Counter
 
