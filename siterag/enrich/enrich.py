@@ -706,6 +706,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
+            elif fields.get("page_title"):  # retitled by an older siterag, no more: its own <title> again
+                machine.update(title=page_title, page_title=_DROP)
             if site.categories:  # the category waits for the embedder: written below
                 new[doc.rel] = machine
                 texts.append(f"{machine.get('title') or fields.get('title') or ''}\n{machine['summary'] or body[:300]}")
@@ -738,9 +740,12 @@ def _configured(category: object, categories: tuple[str, ...]) -> str:
     return str(category) if categories and category in categories else ""
 
 
+_DROP = object()  # a machine field set to this is removed from the document
+
+
 def _rewrite(layout: SiteLayout, rel: str, fields: dict, body: str, machine: dict, by: str = "machine") -> int:
     """Write a document's machine fields; 1 when that changed it, else 0 (not written)."""
-    updated = {**fields, **machine, "metadata_by": by}
+    updated = {k: v for k, v in {**fields, **machine, "metadata_by": by}.items() if v is not _DROP}
     if updated == fields:
         return 0
     write_doc(layout.corpus / rel, body, updated)

@@ -181,3 +181,24 @@ def test_a_page_titled_with_the_sites_name_and_linked_from_nowhere_is_named_by_i
     assert file_name_title("blog/password_incorrect.html") == "Password incorrect"
     assert file_name_title("crest/Q/index-main.html") == file_name_title("links.html") == ""
     assert file_name_title("002syozaiti/koukuu.htm") == ""  # a romanised word: no English
+
+
+def test_a_title_an_older_siterag_gave_goes_when_the_page_keeps_its_own(tmp_path):
+    """A rerun after an upgrade: a page an older siterag retitled (its <title> kept as `page_title`) that this
+    one does not retitle gets its own <title> back, and `page_title` goes (it had kept the older title)."""
+    from siterag.enrich.corpus import read_doc, write_doc
+    from siterag.enrich.enrich import enrich_site
+    from tests.enrich.test_enrich import site_config
+    from tests.enrich.test_sections import make_html_site
+
+    pages = {"index.htm": ("<title>ホーム</title>", "ようこそ。"),
+             "about.htm": ("<title>教室の紹介</title>", "教室の紹介です。毎週土曜日に開いています。")}
+    layout = make_html_site(tmp_path, pages)
+    enrich_site(layout, site_config(), {"index.md", "about.md"})
+    fields, body = read_doc(layout.corpus / "about.md")
+    assert fields["title"] == "教室の紹介" and "page_title" not in fields
+    write_doc(layout.corpus / "about.md", body, {**fields, "title": "No Date Title", "page_title": "教室の紹介",
+                                                 "enrich_key": "an older siterag's"})
+    enrich_site(layout, site_config(), set())
+    fields, _ = read_doc(layout.corpus / "about.md")
+    assert fields["title"] == "教室の紹介" and "page_title" not in fields
