@@ -11,6 +11,7 @@ from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
 from siterag.enrich.kinds import KINDS
 from siterag.enrich.metadata import UNTITLED
 from siterag.enrich.summary import (
+    _ENDS_SENTENCE_RE,
     ITEM_CHARS,
     LIST_SHOWN,
     SUMMARY_CHARS,
@@ -282,14 +283,13 @@ def opening_with_parts(body: str, title: str, parts: tuple[list[str], int], sent
             room = SUMMARY_CHARS - len(head) - len(note) - 1
             lead = choose_summary(pool, tags, common, quotes[:len(pool)], title=title, chars=room) \
                 if pool and room >= MIN_LEAD_CHARS else ""
-            if lead and _ENDS_RE.search(lead):
+            if lead and _ENDS_SENTENCE_RE.search(lead):
                 return f"{head}{lead}{'' if ja else ' '}{note}"
     note = parts_note(names, ja)
     return f"{head}{note}" if len(head) + len(note) <= SUMMARY_CHARS else ""
 
 
 MIN_LEAD_CHARS = 40  # less room than this for the opening: the parts alone
-_ENDS_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
 
 
 _SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
