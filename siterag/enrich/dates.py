@@ -919,12 +919,13 @@ _EVENT_RE = re.compile(r"^(?:に|の)?(?:発売|発行|刊行|公開|放送|放�
 
 # Where a date may start at the end of a line: after a space or an opening bracket.
 _TAIL_START_RE = re.compile(r"(?:(?<=\s)|(?<=[(（【\[]))(?=(?:19|20)\d\d|[０-９]|[A-Z][a-z]{2}|[平令])")
-_TAIL_REST_RE = re.compile(r"^[\s)）】\]*_]*$")
+_TAIL_REST_RE = re.compile(r"^(?:\s*[-–~〜]\s*\d{1,2}日?)?[\s)）】\]*_]*$")  # a range of days: its first
 
 
 def _trailing_date(text: str, order: str | None = None) -> DateLine | None:
     """A full date that ends the line, alone or in brackets: a talk's `国際シンポジウム (2004.12.9)`, a review's
-    `…考察する。 2001/3/29` (the date the author put under the title)."""
+    `…考察する。 2001/3/29` (the date the author put under the title); of a range of days its first
+    (`Workshop on … (2004.12. 10-11)`)."""
     if not _DIGIT_RE.search(text[-24:]):
         return None
     for start in _TAIL_START_RE.finditer(text, max(0, len(text) - 40)):

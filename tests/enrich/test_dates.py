@@ -798,3 +798,12 @@ def test_a_lone_yearless_entry_is_checked_in_the_pages_year_and_a_feast_names_it
              "\n\n### TUESDAY 17th NOVEMBER\n\nRain.\n")
     assert [e.date for e in mark_entries(feast, None, "diary/1998.html").entries] == \
         ["1998-04-10", "1998-04-11", "1998-11-17"]
+
+
+def test_a_line_ending_in_a_range_of_days_dates_the_page_by_its_first():
+    """Read blind (seed 1232): a workshop's talk pages, headed `International Workshop on … (2004.12. 10-11)`,
+    were left undated."""
+    body = "International Workshop on Massively Multi-Agent Systems (2004.12. 10-11)\n\nChallenges in Building " \
+           "Very Large Teams\n\nWhen agents coordinate according to the principles of teamwork they succeed.\n"
+    assert content_date(body) == "2004-12-10"
+    assert content_date("Call me on Tel 2004.12.10-1234 today.\n") is None  # a number, not a range of days
