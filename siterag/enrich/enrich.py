@@ -483,10 +483,11 @@ def _json(value: object) -> str:
 def _facts_key() -> str:
     """Facts (and the machine fields: enrich_key) are valid for this code of siterag.enrich.keywords,
     siterag.enrich.kinds, siterag.enrich.summary (and framing), siterag.enrich.tagterms and tagclass (which terms
-    are tags), siterag.enrich.metadata (titles), siterag.enrich.sections and siterag.enrich.enrich."""
-    from siterag.enrich import framing, keywords, kinds, metadata, sections, summary, tagclass, tagterms
+    are tags), siterag.enrich.metadata (titles), siterag.enrich.sections, siterag.enrich.markdown (the patterns
+    they share) and siterag.enrich.enrich."""
+    from siterag.enrich import framing, keywords, kinds, markdown, metadata, sections, summary, tagclass, tagterms
 
-    return code_hash(keywords, kinds, summary, framing, tagterms, tagclass, metadata, sections,
+    return code_hash(keywords, kinds, summary, framing, tagterms, tagclass, metadata, sections, markdown,
                      sys.modules[__name__])
 
 
@@ -691,15 +692,15 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
             if not title and (plain := unbannered.get(page_title, page_title)) != page_title:
                 title = plain
-            if not title and (page_title == UNTITLED or doc.title in shared_titles and not is_home(doc.path)):
+            home, shared = is_home(doc.path), doc.title in shared_titles
+            sites_name = own_key(page_title) in site_whole
+            if not title and (page_title == UNTITLED or shared and not home):
                 # what the site's links call it (not the home page: a site's name is its home page's title)
                 title = linked_name(incoming.get(doc.path), label_spread)
-            elif not title and not is_home(doc.path):  # a variant of the site's name: what its links call it
+            elif not title and not home:  # a variant of the site's name: what its links call it
                 label = linked_name(incoming.get(doc.path), label_spread)
-                title = label if label and (renamed_by_links(page_title, label, vocabulary)
-                                            or own_key(page_title) in site_whole) else ""
-            if not title and not is_home(doc.path) and (page_title == UNTITLED or doc.title in shared_titles
-                                                         or own_key(page_title) in site_whole):
+                title = label if label and (renamed_by_links(page_title, label, vocabulary) or sites_name) else ""
+            if not title and not home and (page_title == UNTITLED or shared or sites_name):
                 title = file_name_title(doc.path)  # the site's name or a template's: what the file is called
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
                                         page_title),

@@ -9,6 +9,7 @@ import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
 from siterag.enrich.kinds import KINDS
+from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.metadata import UNTITLED
 from siterag.enrich.summary import (
     _ENDS_SENTENCE_RE,
@@ -31,7 +32,6 @@ TITLE_CHARS = 48  # a longer title is clipped in a frame
 TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
 _MARKS_RE = re.compile(r"[*_`#]")
 _HEADING_RE = re.compile(r"^#{1,3}[ \t]+(.+?)[ \t]*$", re.MULTILINE)
-_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 PARAGRAPH_LETTERS = 20  # a line with this many letters (not a heading) is the page's text begun
 _NO_TITLES = {"untitled", "無題", "no title", "new page", "newpage", "index"}  # an editor's default: no name
 _TARGET_RE = re.compile(r"\]\([^)]*\)")
@@ -87,10 +87,10 @@ def own_heading(body: str, title: str) -> str:
     for line in body.splitlines():
         match = _HEADING_RE.match(line.strip())
         if not match:
-            if sum(map(str.isalpha, summary_source(_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
+            if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
                 return ""  # the page's text has begun
             continue
-        text = " ".join(_MARKS_RE.sub("", summary_source(_IMAGE_RE.sub("", match.group(1)))).split())
+        text = " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
         if "{#" in match.group(1) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
         if _plain(text) in key or key in _plain(text):
@@ -179,7 +179,7 @@ def contents_summary(body: str, ja: bool, index: bool = False) -> str:
     for i, raw in enumerate(lines):
         if not raw:
             continue
-        text = " ".join(summary_source(_IMAGE_RE.sub("", raw)).replace("\\", "").split()).lstrip("-+・ ").strip("*_ ")
+        text = " ".join(summary_source(MD_IMAGE_RE.sub("", raw)).replace("\\", "").split()).lstrip("-+・ ").strip("*_ ")
         if sum(map(str.isalpha, text)) < 2:
             text = ""
         number = _NUMBER_RE.match(text)
@@ -234,9 +234,9 @@ def page_parts(body: str, title: str) -> tuple[list[str], int]:
         match = None if fence else _PART_HEADING_RE.match(line)
         if not match:
             if letters:
-                letters[-1] += sum(map(str.isalpha, summary_source(_IMAGE_RE.sub("", line))))
+                letters[-1] += sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line))))
             continue
-        text = " ".join(_MARKS_RE.sub("", summary_source(_IMAGE_RE.sub("", match.group(2)))).split()).strip("\\ ")
+        text = " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(2)))).split()).strip("\\ ")
         named = "{#" not in match.group(2) and sum(map(str.isalpha, text)) >= 2 and not text.endswith((":", "：")) \
             and _plain(text) != key
         found.append((len(match.group(1)), no, text if named else ""))
@@ -264,15 +264,12 @@ def parts_note(names: list[str], ja: bool, shown: int = PARTS_SHOWN) -> str:
     return f"Contents: {listed}" + (" etc." if more else "")
 
 
-def opening_with_parts(body: str, title: str, parts: tuple[list[str], int], sentences: list[str],
+def opening_with_parts(body: str, title: str, names: list[str], second: int, sentences: list[str],
                        quotes: list[int], tags: list[str], common: set[str], frame: str, ja: bool) -> str:
-    """A page of two or more parts (page_parts): its frame, its central sentences and its parts named, within
-    SUMMARY_CHARS; the sentences are its opening's (choose_summary over those before its second part: a sentence
-    deep in part 5 says what part 5 is), the whole page's when its opening has none; '' on a page without
-    parts. `parts`: page_parts(body, title)."""
-    names, second = parts
-    if not names:
-        return ""
+    """A page of two or more parts (`names` and the line of the `second`: page_parts): its frame, its central
+    sentences and its parts named, within SUMMARY_CHARS; the sentences are its opening's (choose_summary over
+    those before its second part: a sentence deep in part 5 says what part 5 is), the whole page's when its
+    opening has none; '' when they do not fit."""
     opening = page_sentences("\n".join(body.splitlines()[:second]))
     if sentences[:len(opening)] != opening:  # not the page's own first sentences (a script's lines left out)
         opening = []
@@ -302,7 +299,7 @@ def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN) -> str:
     (no file's name); else ''."""
     labels: dict[str, None] = {}
     for label, target in _SITE_LINK_RE.findall(body):
-        text = " ".join(summary_source(_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
+        text = " ".join(summary_source(MD_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
         if sum(map(str.isalpha, text)) >= 2 and len(text) <= CONTENTS_CHARS and not _FILE_RE.search(target) \
                 and not _FILE_NAME_RE.search(text):
             labels[text] = None
@@ -367,12 +364,14 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
         own = own_word(sentences, quotes, common)
         return own and framed(f"{own}{'' if ja else ' '}{contents}", frame, ja) or framed(contents, frame, ja) \
             or contents
-    found = page_parts(body, title)
-    heading = own_heading(body, " ".join(title.split()))
-    with_parts = opening_with_parts(body, title, found, sentences, quotes, tags, common, page_frame(
-        title, kind, section, body, sure, ja, with_heading=heading not in found[0]), ja) if found[0] else ""
-    if with_parts:  # a page of parts: what its opening says, and what its parts are
-        return with_parts
+    names, second = page_parts(body, title)
+    if names:  # a page of parts: what its opening says, and what its parts are (its first heading among them
+        # is no more the page's than the others)
+        parts_frame = page_frame(title, kind, section, body, sure, ja, with_heading=False) \
+            if own_heading(body, " ".join(title.split())) in names else frame
+        with_parts = opening_with_parts(body, title, names, second, sentences, quotes, tags, common, parts_frame, ja)
+        if with_parts:
+            return with_parts
     if not frame:
         return summary
     if lead:

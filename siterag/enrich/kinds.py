@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
+from siterag.enrich.markdown import MD_IMAGE_RE
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,6 @@ VERSE_LINES = 6  # at least this many short lines without a sentence end, most o
 MARGIN = 0.02  # the embedder's best prose kind must beat `essay` by this much in cosine to replace it
 
 _MD_LINK_RE = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
-_MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 _ITEM_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
 _SENTENCE_END_RE = re.compile(r"[。．！？!?.]\s*[」』）)]*$|[、,]$")
@@ -237,7 +237,7 @@ def structure(body: str, html: str = "") -> Structure:
     for line in lines:
         if line.startswith("|"):
             rows += 1
-            in_cells += len(_MD_IMAGE_RE.findall(line))
+            in_cells += len(MD_IMAGE_RE.findall(line))
             new = {href.split("#")[0] for _, href in _MD_LINK_RE.findall(line) if _page_href(href)} - listed
             toc += bool(new)  # a row of a table of contents leads to a page no row before it led to
             listed |= new
@@ -248,8 +248,8 @@ def structure(body: str, html: str = "") -> Structure:
         if _ITEM_RE.match(line):
             items += 1
             line = _ITEM_RE.sub("", line)
-        if _MD_IMAGE_RE.search(line):  # images with their captions; a button (an image linked to a page) or a
-            line = _MD_IMAGE_RE.sub("", line)  # bullet before a link text is a link
+        if MD_IMAGE_RE.search(line):  # images with their captions; a button (an image linked to a page) or a
+            line = MD_IMAGE_RE.sub("", line)  # bullet before a link text is a link
             links = _MD_LINK_RE.findall(line)
             if not any(label.strip() or not _IMAGE_FILE_RE.search(href) for label, href in links):
                 rest = _MD_LINK_RE.sub("", line).strip()

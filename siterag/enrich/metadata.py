@@ -101,11 +101,16 @@ def _title_text(line: str) -> str:
     """A title line's text; of a table row, without its cells that hold only a link (a button beside the
     heading: `| cSTDクラス 関数 | [戻る](cws_index.html) |` is titled `cSTDクラス 関数`)."""
     if line.lstrip().startswith("|"):
-        cells = [cell for cell in line.strip().strip("|").split("|") if _plain(cell)]
-        kept = [cell for cell in cells if normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell)))]
+        cells, kept = _table_cells(line)
         if kept and len(kept) < len(cells):
             return _plain(" ".join(kept))
     return _plain(line)
+
+
+def _table_cells(row: str) -> tuple[list[str], list[str]]:
+    """A table row's cells with text, and those of them with words outside links (not only a button)."""
+    cells = [cell for cell in row.strip().strip("|").split("|") if _plain(cell)]
+    return cells, [cell for cell in cells if normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell)))]
 
 
 def _raw_opening(markdown: str, count: int) -> list[str]:
@@ -127,8 +132,8 @@ def _column_names(line: str, below: str) -> bool:
     cells or more with words, none of them only a link (a heading beside a button is a layout table's)."""
     if not _TABLE_RULE_RE.match(below):
         return False
-    cells = [cell for cell in line.strip().strip("|").split("|") if _plain(cell)]
-    return len(cells) >= 2 and all(normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell))) for cell in cells)
+    cells, kept = _table_cells(line)
+    return len(cells) >= 2 and len(kept) == len(cells)
 
 
 def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool, bool]]:

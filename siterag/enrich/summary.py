@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE
+from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.tagterms import NAME_TITLES
 
 SUMMARY_CHARS = 200
@@ -235,8 +236,7 @@ def choose_summary(sentences: list[str], tags: list[str], common: set[str] = fro
     term's weight on this site (rarer: more telling), 1 for every term when not given; `chars`: the room
     left (SUMMARY_CHARS less a frame's, framing.page_frame)."""
     quotes = quotable(sentences) if quotes is None else quotes
-    pool = [i for i, (s, q) in enumerate(zip(sentences, quotes, strict=True))
-            if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
+    pool = _whole_sentences(sentences, quotes, common)
     if pool:
         picks = central_picks(sentences, pool, idf, title, chars)
         if picks:
@@ -285,8 +285,8 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
         central[i] = dot / norm if norm else 0.0
     eligible = set(pool)
     chosen: set[int] = set()
-    statements = [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"] or pool
-    says_what = {i for i in statements[:OPENING_STATEMENTS] if says_what_page_is(sentences[i])}
+    statements = _statements(sentences, pool) or pool
+    says_what = set(_saying_what_page_is(sentences, statements))
     if any(central[i] >= MIN_CENTRAL for i in statements):  # one sharing none of the page's terms says nothing of it
         statements = [i for i in statements if central[i] >= MIN_CENTRAL or i in says_what]
     for rank, i in enumerate(statements):  # the opening: the first sentences that say something of the page
@@ -304,7 +304,7 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
     # then its neighbours, the one before it first (toward the opening), as the page says them: a summary read in
     # one go, never spliced from far apart; a neighbour that says again what is chosen, or does not fit, ends it
     saying = set(statements)  # before it: no greeting, question or aside; after it, the passage goes on
-    plain = {i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"}
+    plain = set(_statements(sentences, pool))
     while chosen and len(chosen) < SUMMARY_SENTENCES:
         before, after = min(chosen) - 1, max(chosen) + 1
         grown = False
@@ -325,10 +325,25 @@ def central_picks(sentences: list[str], pool: list[int], idf: Callable[[str], fl
 def own_word(sentences: list[str], quotes: list[int], common: set[str] = frozenset()) -> str:
     """The sentence where the page's author says what it is (says_what_page_is) among its first
     OPENING_STATEMENTS statements (quotable sentences ending in a stop, no question, no aside), else ''."""
-    pool = [s for s, q in zip(sentences, quotes, strict=True)
+    statements = _statements(sentences, _whole_sentences(sentences, quotes, common))
+    return next((sentences[i] for i in _saying_what_page_is(sentences, statements)), "")
+
+
+def _whole_sentences(sentences: list[str], quotes: list[int], common: set[str]) -> list[int]:
+    """Indexes of the sentences a summary may quote: substantive (quotes: quotable), ending in a stop, not in
+    `common`."""
+    return [i for i, (s, q) in enumerate(zip(sentences, quotes, strict=True))
             if q == 2 and s not in common and _ENDS_SENTENCE_RE.search(s)]
-    statements = [s for s in pool if not _QUESTION_RE.search(s) and s[0] not in "(（"]
-    return next((s for s in statements[:OPENING_STATEMENTS] if says_what_page_is(s)), "")
+
+
+def _statements(sentences: list[str], pool: list[int]) -> list[int]:
+    """Of `pool`, the sentences that state: no question, no aside in brackets."""
+    return [i for i in pool if not _QUESTION_RE.search(sentences[i]) and sentences[i][0] not in "(（"]
+
+
+def _saying_what_page_is(sentences: list[str], statements: list[int]) -> list[int]:
+    """Of the first OPENING_STATEMENTS `statements`, those where the author says what the page is."""
+    return [i for i in statements[:OPENING_STATEMENTS] if says_what_page_is(sentences[i])]
 
 
 MIN_CENTRAL = 0.05  # a sentence sharing less than this with the rest of the page (a greeting, thanks) is no summary
@@ -575,7 +590,7 @@ def _structure(body: str) -> dict:
             images += 1
             if sum(map(str.isalpha, alt)) >= 2 and not _FILE_NAME_RE.search(alt):
                 alts.append(alt.strip())
-        plain = " ".join(HARD_BREAK_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", line))).split()).strip("*_ ")
+        plain = " ".join(HARD_BREAK_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).split()).strip("*_ ")
         if not plain:
             continue
         text += 1
@@ -604,7 +619,6 @@ _BR_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # `火曜日 16時05分22秒`): no title of the entry.
 _TIME_BITS_RE = re.compile(r"[(（][月火水木金土日](?:曜日?)?[)）]|[月火水木金土日]曜日|"
                            r"[\d０-９]+時(?:[\d０-９]+分)?(?:[\d０-９]+秒)?|[\d０-９]+[年月日]|^[月火水木金土日][)）]|[～〜~]|[\d０-９]{1,2}:[\d０-９]{2}(?::[\d０-９]{2})?")
-_MD_IMAGE_ONLY_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _MD_IMAGE_ALT_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _FILE_NAME_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|^(?:image|img|photo|pic|dsc|p)[\d_ -]*$", re.IGNORECASE)
 _EXTERNAL_RE = re.compile(r"\]\((?:https?:)?//", re.IGNORECASE)
@@ -614,7 +628,7 @@ _NUMBERED_RE = re.compile(r"^(?:第?[\d０-９一二三四五六七八九十]+(?
 
 
 def _plain_cell(cell: str) -> str:
-    return " ".join(summary_source(_MD_IMAGE_ONLY_RE.sub("", cell)).strip("*_ ").split())
+    return " ".join(summary_source(MD_IMAGE_RE.sub("", cell)).strip("*_ ").split())
 
 
 COMPOSE_ITEMS = 4  # a list, table or link list of at least this many entries makes a composed summary
@@ -660,8 +674,8 @@ def lines_summary(body: str, ja: bool | None = None) -> str:
     or Japanese when `ja`); else ''."""
     lines, images = [], 0
     for raw in body.splitlines():
-        images += len(_MD_IMAGE_ONLY_RE.findall(raw))
-        text = " ".join(_EMPHASIS_RE.sub("", summary_source(_MD_IMAGE_ONLY_RE.sub("", raw))).split()).strip(" #>-*|\\")
+        images += len(MD_IMAGE_RE.findall(raw))
+        text = " ".join(_EMPHASIS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", raw))).split()).strip(" #>-*|\\")
         letters = sum(map(str.isalpha, text))
         if letters >= 2 and letters * 2 >= len(text.replace(" ", "")) and text not in lines:  # no ―￣―＿ rules
             lines.append(text)
@@ -723,7 +737,7 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     `lead` (the chosen lead) comes from a paragraph of its own and the page is no list of entries (a link list
     under an introduction keeps the introduction)."""
     st = _structure(body)
-    ja = _is_ja(summary_source(_MD_IMAGE_ONLY_RE.sub("", body)))  # the text's language, not its link targets
+    ja = _is_ja(summary_source(MD_IMAGE_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
     entries = st["entries"]
     if len(entries) >= 2:

@@ -12,6 +12,7 @@ import unicodedata
 from functools import lru_cache
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
+from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.tagterms import NAME_TITLES, general_zipf, misspelt
 
 SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
@@ -455,11 +456,10 @@ def table_code(term: str, text: str) -> bool:
     aside: a value of its rows (a registration, a model, a column's file type), not what the page is about."""
     if not _CODE_RE.fullmatch(term):
         return False
-    lines = [line.strip() for line in (_MD_IMAGE_RE.sub("", raw) for raw in text.splitlines()) if term in line]
+    lines = [line.strip() for line in (MD_IMAGE_RE.sub("", raw) for raw in text.splitlines()) if term in line]
     return bool(lines) and all(line.startswith("|") or line.strip("*_ ") == term for line in lines)
 
 
-_MD_IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]*\)")  # a picture, its alt text and caption (`"Spin up - AVI"`)
 
 
 LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts

@@ -118,16 +118,16 @@ def _in_page(href: str, anchors: Collection[str]) -> bool:
 _ITEM_NUMBER_RE = re.compile(r"^\s*[(（]?[\d０-９]{1,3}[)）.．]?")  # `(1)`, `2.`: a contents item's number
 
 
-def is_navigation(md: str, anchors: Collection[str] = (), bare: Collection[str] = ()) -> bool:
+def is_navigation(md: str, anchors: Collection[str] = (), parts_by_number: bool = False) -> bool:
     """A line of links that only move the reader: back / top / next, or an in-page table of contents
-    (`anchors`: the names and ids of the page's own anchors), unless its items name parts that the page heads
-    with their numbers alone (`bare`: bare_numbers): `(1)「i.softbank.jp」ドメインのメールアドレス変更` above a
-    part headed `(1)` is the only place the page names it."""
+    (`anchors`: the names and ids of the page's own anchors), unless it names numbered parts on a page that heads
+    its parts with their numbers alone (`parts_by_number`: heads_parts_by_number):
+    `(1)「i.softbank.jp」ドメインのメールアドレス変更` above a part headed `(1)` is the only place the page names it."""
     links = _links(md)
     if not links or not _all_link(md):
         return False
     if all(_in_page(href, anchors) for _, href in links):
-        return not any(_names_a_part(label, bare) for label, _ in links)
+        return not (parts_by_number and any(_names_a_part(label) for label, _ in links))
     plain = [bool(normalise(label) and (_NAV_WORDS.fullmatch(normalise(label)) or _BACK_RE.search(normalise(label))))
              or _in_page(href, anchors) for label, href in links]
     if all(plain):
@@ -139,21 +139,18 @@ def is_navigation(md: str, anchors: Collection[str] = (), bare: Collection[str] 
         ok or _NAV_TOKEN_RE.search(label) for ok, (label, _) in zip(plain, links, strict=True)))
 
 
-def _names_a_part(label: str, bare: Collection[str]) -> bool:
-    """Whether a contents item (`(1)「i.softbank.jp」ドメインのメールアドレス変更`) names a part, numbered, on a page
-    that heads its parts with their numbers alone (`bare`: the page's lines that are a number and nothing else,
-    normalised; a part that starts on its number's line, `(8) iCloudを使うと…`, is named in the list too)."""
+def _names_a_part(label: str) -> bool:
+    """Whether a contents item names a part by its number and words (`(1)「i.softbank.jp」ドメインのメールアドレス
+    変更`; a part that starts on its number's line, `(8) iCloudを使うと…`, is named in the list too)."""
     number = _ITEM_NUMBER_RE.match(label)
-    return bool(bare and number and normalise(number.group()) and normalise(label[number.end():]))
+    return bool(number and normalise(label[number.end():]))
 
 
-def bare_numbers(lines: list[Line]) -> set[str]:
-    """The page's lines that are a number and nothing else (`(1)`, `２．`), normalised: parts headed by their
-    number alone."""
-    return {normalise(line.text) for line in lines if _BARE_NUMBER_RE.fullmatch(line.text.strip())}
-
-
-_BARE_NUMBER_RE = re.compile(r"[(（]?[\d０-９]{1,3}[)）.．]?")
+def heads_parts_by_number(lines: list[Line]) -> bool:
+    """Whether one of the page's lines is a number and nothing else (`(1)`, `２．`): a part headed by its number
+    alone."""
+    return any((number := _ITEM_NUMBER_RE.match(line.text)) and not line.text[number.end():].strip()
+               for line in lines)
 
 
 def _linky(line: Line) -> bool:
@@ -270,7 +267,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         plain = {line.key for line in lines if line.key in inside and "](" not in line.md}
         template = set(template) - plain
     drop: set[tuple[int, int]] = set()
-    bare = bare_numbers(lines)
+    parts_by_number = heads_parts_by_number(lines)
     own = [i for i, line in enumerate(lines) if line.key and line.key not in template]
     boilerplate = [is_boilerplate_line(line.text) for line in lines]
     # A page's own *text* marks where its body starts and ends; a menu of links of its own (a nav bar with one
@@ -312,7 +309,7 @@ def chrome_lines(lines: list[Line], template: Collection[str], anchors: Collecti
         # repeats it; inside the page's own text it is the author's ("アクセス数が２００００を越えた。", `$copyright`)
         outside = i < first or i > last or recurring
         if (i in edge or (boilerplate[i] and outside) or is_counter_widget(line.md)
-                or is_navigation(line.md, anchors, bare)
+                or is_navigation(line.md, anchors, parts_by_number)
                 or (recurring and _linky(line) and _in_menu(lines, i, template, block_keys))
                 or is_theme_images(line.md)):
             drop.add((line.block, line.no))

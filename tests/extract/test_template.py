@@ -83,10 +83,18 @@ def test_an_in_page_contents_list_stays_where_the_parts_are_headed_by_their_numb
     names them (judged: the summary quoted a stray note instead of the tips); where the parts' headings say their
     names, the same list only moves the reader."""
     item = "[(1)「i.softbank.jp」ドメインのメールアドレス変更](#1)  "
-    assert not is_navigation(item, bare={"1", "2"})
+    assert not is_navigation(item, parts_by_number=True)
     assert is_navigation(item)  # the parts are headed by their names (no bare numbers on the page)
-    assert is_navigation("[-戻る-](#0)", bare={"1"})  # a way back stays navigation
-    assert is_navigation("[目次](#top)", bare={"1"})
+    assert is_navigation("[-戻る-](#0)", parts_by_number=True)  # a way back stays navigation
+    assert is_navigation("[目次](#top)", parts_by_number=True)
+    from siterag.extract.chrome import Line, heads_parts_by_number
+
+    def page(*texts: str) -> list[Line]:
+        return [Line(0, n, t, t, t) for n, t in enumerate(texts)]
+
+    assert heads_parts_by_number(page("iPhone5 TIPS(1)", "(1)  ", "「i.softbank.jp」の変更は本体からしかできません。"))
+    assert heads_parts_by_number(page("２．"))
+    assert not heads_parts_by_number(page("(1) 設定の変更", "1234", "2003年の記録"))
 
 
 @pytest.mark.parametrize("line,expected", [
