@@ -1135,11 +1135,47 @@ def mark_entries(markdown: str, name_date: str | None = None, path: str | None =
             out[n] = out[n].rstrip() + " {#" + entry_anchor(when, number, taken) + "}"
         entries.append(Entry(n, ANCHOR_RE.sub("", _HEADING_RE.match(out[n]).group(2)), when))
     new = "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
-    days = sorted(e.date for e in entries if e.date)
+    days = sorted(in_sequence([e.date for e in entries if e.date]))
     if days:
         return Entries(new, entries, days[0], "entry", days[-1] if days[-1] != days[0] else None)
     rest = _without_entries(new, name_date)
     return Entries(new, entries, rest.date, rest.date_from)
+
+
+IN_SEQUENCE_SHARE = 0.75  # a page whose entry dates run this much in one order keeps that order
+
+
+def in_sequence(dates: list[str]) -> list[str]:
+    """The entries' dates (ISO, in the page's order) without those that break the order the rest keep: a diary
+    written oldest or newest first, where `16/02/00` sits between 24/02/01 and 08/02/01 (a slip of the year,
+    no entry of 2000). The longest run in one order (oldest or newest first, equal dates allowed) is kept when it
+    holds IN_SEQUENCE_SHARE of the dates; else (a page in no order) all of them."""
+    best: list[str] = []
+    for sign in (1, -1):
+        tails: list[tuple[str, ...]] = []  # the best subsequence ending at each length, by its last date
+        for d in dates:
+            key = _order_key(d, sign)
+            lo, hi = 0, len(tails)
+            while lo < hi:  # the first tail whose last date is after this one
+                mid = (lo + hi) // 2
+                if _order_key(tails[mid][-1], sign) <= key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            run = (tails[lo - 1] if lo else ()) + (d,)
+            tails[lo:lo + 1] = [run]
+        if tails and len(tails[-1]) > len(best):
+            best = list(tails[-1])
+    return best if len(best) >= IN_SEQUENCE_SHARE * len(dates) else list(dates)
+
+
+def _inverted(iso: str) -> str:
+    """An ISO date's key in the opposite order (newest first sorts first)."""
+    return "".join(chr(0x10FFFF - ord(ch)) for ch in iso)
+
+
+def _order_key(iso: str, sign: int) -> str:
+    return iso if sign == 1 else _inverted(iso)
 
 
 def _without_entries(markdown: str, name_date: str | None) -> Entries:

@@ -86,17 +86,36 @@ def own_heading(body: str, title: str) -> str:
     key = _plain(title)
     for line in body.splitlines():
         match = _HEADING_RE.match(line.strip())
-        if not match:
+        caption = "" if match else heading_picture(line)
+        if not match and not caption:
             if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
                 return ""  # the page's text has begun
             continue
-        text = " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
-        if "{#" in match.group(1) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
+        text = caption or " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
+        if (match and "{#" in match.group(1)) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
         if _plain(text) in key or key in _plain(text):
             continue
         return text if sentence_terms(text) else ""
     return ""
+
+
+_PICTURE_LINE_RE = re.compile(r'^!\[[^\]]*\]\(\s*<?(?P<src>[^)\s>]*)>?\s+"(?P<caption>[^"]*)"\s*\)$')
+_PHOTO_FILE_RE = re.compile(r"\.jpe?g$", re.IGNORECASE)  # a photograph; words drawn as a picture are a GIF, a PNG
+_FILE_WORDS_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|\d\s*kb\b|"
+                            r"^(?:image|img|photo|pic|dsc|logo|title|banner)[\d_ -]*$", re.IGNORECASE)
+
+
+def heading_picture(line: str) -> str:
+    """The words of a heading set as a picture: a line that is one picture, linked nowhere, whose alt text (kept
+    as its caption: extract.blocks) says something (`![](logo111.gif "「夏芙蓉」に届けられた感想")`); '' for a line
+    of anything else, a photograph (a JPEG: `x-up.jpg "Patrick at the Kyoto box jump"`), or a picture named by its
+    file (`cover.gif - 43Kb`)."""
+    match = _PICTURE_LINE_RE.match(line.strip())
+    if not match or _PHOTO_FILE_RE.search(match["src"].split("?")[0]):
+        return ""
+    text = " ".join(match["caption"].split())
+    return "" if sum(map(str.isalpha, text)) < 3 or _FILE_WORDS_RE.search(text) else text
 
 
 def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True,

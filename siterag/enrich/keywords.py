@@ -529,6 +529,22 @@ def stray_term(term: str, tf: int, subject: str = "") -> bool:
     return (len(term) <= 4 and zipf < ABBREVIATION_ZIPF) or zipf >= GENERIC_ZIPF
 
 
+OWN_NAME_ZIPF = 3.0  # a site-wide word rarer than this in English is the site's own name (Gyrobot), no word
+DRESS_ZIPF = 4.4  # the words a name is dressed in (Official, Team, Ltd, Inc) are at least this common
+
+
+def site_name_dressed(term: str, df: Counter[str], docs: int) -> bool:
+    """Whether an English phrase is the site's own name in common words (`Official Team Gyrobot`, `Gyrobot Ltd`):
+    a word of it on most of the site's pages (site_wide) that English lacks, the rest common words. The site's
+    name tags none of its pages, however it is dressed."""
+    words = term.split()
+    if len(words) < 2 or not term.isascii():
+        return False
+    zipf = {w: english_zipf(w.lower()) or 0.0 for w in words}
+    own = [w for w in words if site_wide(df.get(term_key(w), 0), docs) and zipf[w] < OWN_NAME_ZIPF]
+    return bool(own) and all(w in own or zipf[w] >= DRESS_ZIPF for w in words)
+
+
 def name_parts(name: str) -> list[str]:
     """The term keys a name is made of (`Hedley Ward Trio` → hedley ward trio; 雨水再利用貯水タンク → its nouns)."""
     return [term_key(t) for t in japanese_terms(name) + english_terms(name)]
@@ -556,7 +572,8 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     for key, tf in terms.counts.items():
         n = max(1, df.get(key, 1))
         if (site_wide(n, docs) or stray_term(terms.surface[key], tf, subject)
-                or generic_term(terms.surface[key], tf, key in subject)):
+                or generic_term(terms.surface[key], tf, key in subject)
+                or site_name_dressed(terms.surface[key], df, docs)):
             continue
         place = 1.5 if key in folded_title else HEADING_BOOST if key in subject else 1.0
         score = (1 + math.log(tf)) * math.log(1 + docs / n) ** 0.5 * place * general_weight(terms.surface[key])
@@ -568,7 +585,7 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
         key = term_key(name)
         best = max((by_key[p] for p in parts if p in by_key), default=0.0)
         if best and key not in by_key and all(p in terms.counts for p in parts) \
-                and not weak_name(name, in_subject(name, subject)):
+                and not weak_name(name, in_subject(name, subject)) and not site_name_dressed(name, df, docs):
             scored.append((name, best * NAME_BOOST, min(terms.first[p] for p in parts)))
     scored.sort(key=lambda s: (-s[1], s[2]))
     return [(s, sc) for s, sc, _ in scored]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
-from siterag.enrich.markdown import MD_IMAGE_RE
+from siterag.enrich.markdown import MD_IMAGE_RE, repeated_pictures, without_pictures
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,8 @@ def program(html: str) -> tuple[int, int, int, int]:
 def structure(body: str, html: str = "") -> Structure:
     """Count what `body` (a corpus Markdown body) is made of; `html` (its normalized page, where there is one)
     adds its players and scripts."""
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    decoration = repeated_pictures(body)  # bullets and rules are no pictures of the page
+    lines = [line for line in (without_pictures(raw, decoration).strip() for raw in body.splitlines()) if line]
     internal = external = images = items = rows = headings = chars = verse = prose = toc = in_cells = 0
     recordings = sum(bool(_MEDIA_FILE_RE.search(re.split(r"[?#]", href, maxsplit=1)[0]))
                      for href in _ANY_TARGET_RE.findall(body))

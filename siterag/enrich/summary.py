@@ -9,13 +9,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE
-from siterag.enrich.markdown import MD_IMAGE_RE
+from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE, in_sequence
+from siterag.enrich.markdown import MD_IMAGE_RE, repeated_pictures, without_pictures
 from siterag.enrich.tagterms import NAME_TITLES
 
 SUMMARY_CHARS = 200
 SUMMARY_SENTENCES = 3
-_MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_LINK_RE = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)")  # a label in brackets: [[ENTER SITE]](home.htm)
 _LIST_PREFIX_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)]|>)\s+")
 _SENTENCE_RE = re.compile(r"[^。．！？!?]+(?:[。．！？!?]+[」』）)”\"]*)?")
 _ENDS_SENTENCE_RE = re.compile(r"[。．！？.!?][」』）)”\"']*$")
@@ -39,7 +39,7 @@ _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 def summary_source(markdown: str) -> str:
     """The body text a summary is cut from: Markdown links and images reduced to their labels, emphasis marks
     (`**強調**`, `*italic*`) dropped; a list's bullet and `2*3` stay."""
-    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", markdown))
+    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", _MD_LINK_RE.sub(r"\1", markdown)))  # a button: its picture
 
 
 # What a link says when it only points: the sentence around it tells the reader where to click.
@@ -561,6 +561,7 @@ def _structure(body: str) -> dict:
     """The body's structural facts: entries (title, date), list items, table rows (cells), link lines (and how
     many point off the site), short lines of text without a stop, numbered lines (`４．大気の大循環`), pictures
     and their alt texts, lines of text, and the short lines' stanzas (runs between blank lines)."""
+    body = without_pictures(body, repeated_pictures(body))  # bullets and rules are no pictures of the page
     entries = [(_TIME_BITS_RE.sub("", _DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t))).strip(" :-—•・"), d, t)
                for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
@@ -673,7 +674,7 @@ def lines_summary(body: str, ja: bool | None = None) -> str:
     up to SUMMARY_CHARS; a page of pictures alone says how many (`画像 3枚`, `3 images`: in the body's language,
     or Japanese when `ja`); else ''."""
     lines, images = [], 0
-    for raw in body.splitlines():
+    for raw in without_pictures(body, repeated_pictures(body)).splitlines():
         images += len(MD_IMAGE_RE.findall(raw))
         text = " ".join(_EMPHASIS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", raw))).split()).strip(" #>-*|\\")
         letters = sum(map(str.isalpha, text))
@@ -741,7 +742,7 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     name = title.strip()
     entries = st["entries"]
     if len(entries) >= 2:
-        dates = sorted(d for _, d, _ in entries)
+        dates = sorted(in_sequence([d for _, d, _ in entries]))  # a slip of a year is no span
         titled = [t for t, _, _ in entries if sum(map(str.isalpha, t)) >= 2]
         if len(titled) * 2 < len(entries):  # headings that are dates only: the topics under them, if any
             titled = _topics(body, name)

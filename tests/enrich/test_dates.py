@@ -11,6 +11,7 @@ from siterag.enrich.dates import (
     content_date,
     date_from_name,
     entry_dates,
+    in_sequence,
     is_date_line,
     labelled_date,
     mark_entries,
@@ -807,3 +808,20 @@ def test_a_line_ending_in_a_range_of_days_dates_the_page_by_its_first():
            "Very Large Teams\n\nWhen agents coordinate according to the principles of teamwork they succeed.\n"
     assert content_date(body) == "2004-12-10"
     assert content_date("Call me on Tel 2004.12.10-1234 today.\n") is None  # a number, not a range of days
+
+
+def test_a_slip_of_the_year_in_a_diary_dates_neither_the_page_nor_its_span():
+    # gyrobot's build diary, newest first: `16/02/00` and `08/02/00` sit among 2001's entries
+    written = ["07/03/01", "24/02/01", "16/02/00", "08/02/00", "08/02/01", "04/02/01", "23/01/01", "18/12/00"]
+    page = "\n\n".join(f"## {d}\n\nWorked on the gyro today, number {n}." for n, d in enumerate(written))
+    found = mark_entries(page)
+    assert [e.date for e in found.entries][2:4] == ["2000-02-16", "2000-02-08"]  # each entry keeps its own
+    assert (found.date, found.lastmod) == ("2000-12-18", "2001-03-07")
+
+
+def test_dates_in_no_order_are_all_kept_and_an_ordered_run_drops_what_breaks_it():
+    assert in_sequence(["2010-05-08", "2002-05-08", "2010-03-06", "2010-02-14", "2010-01-30"]) == \
+        ["2010-05-08", "2010-03-06", "2010-02-14", "2010-01-30"]
+    assert in_sequence(["2001-01", "2001-01", "2001-02"]) == ["2001-01", "2001-01", "2001-02"]
+    mixed = ["2003-01-01", "2001-01-01", "2004-01-01", "2002-01-01"]  # a page of notes in no order
+    assert in_sequence(mixed) == mixed

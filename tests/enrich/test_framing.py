@@ -8,6 +8,8 @@ import pytest
 from siterag.enrich.framing import (
     chat_summary,
     contents_summary,
+    heading_picture,
+    own_heading,
     page_frame,
     page_parts,
     page_summary,
@@ -224,3 +226,14 @@ def test_parts_are_named_in_the_pages_language_and_a_contents_list_keeps_the_aut
     summary = _summary(body, "リッピングとライティング", "manual", "TIPS")
     assert summary == ("「リッピングとライティング」（解説・TIPS）: ここではDVDの「複製」について解説します。"
                        "5項目: (1)手順1の説明 / (2)手順2の説明 / (3)手順3の説明 ほか"), summary
+
+
+def test_a_heading_drawn_as_a_picture_says_what_the_page_is_and_a_photo_does_not():
+    body = ('![](logo111.gif "「夏芙蓉」（作・越智優）に届けられた感想")\n\n## 「夏芙蓉」劇集団「幻の森」\n\n'
+            "感動をありがとうございました。皆様のご努力に敬意を表します。次回を楽しみにしております。\n")
+    assert own_heading(body, "「夏芙蓉」劇集団「幻の森」 感想") == "「夏芙蓉」（作・越智優）に届けられた感想"
+    assert "届けられた感想" in page_frame("「夏芙蓉」劇集団「幻の森」 感想", "review", "", body)
+    assert heading_picture('![](x-up.jpg "Patrick at the Kyoto box jump")') == ""  # a photograph
+    assert heading_picture('![](cover.gif "cover.gif - 43Kb")') == ""  # its file's name
+    assert heading_picture('[![](next.gif "Next page")](ch2.html)') == ""  # a button
+    assert heading_picture("![](images/bullet.gif)") == ""

@@ -11,6 +11,7 @@ from siterag.enrich.summary import (
     composed_summary,
     date_range,
     leans_back,
+    lines_summary,
     page_sentences,
     says_what_page_is,
     summary_is_exact,
@@ -364,3 +365,14 @@ def test_where_the_author_says_what_the_page_is_the_summary_starts_there():
 ])
 def test_a_sentence_says_what_the_page_is_by_its_subject_and_its_verb(sentence: str, says: bool):
     assert says_what_page_is(sentence) is says
+
+
+def test_a_picture_shown_again_and_again_is_decoration_not_a_picture_of_the_page():
+    """gyrobot's home: six bullets and two headings were summed up as `6 pictures`."""
+    body = "![](images/bullet.gif)\n\n" * 6 + ("# Welcome to The Official Team Gyrobot Web Site.\n\n"
+                                               "# A Robot Wars entry from Swindon.\n\n[[ENTER SITE]](home.htm)\n")
+    assert composed_summary(body, "Gyrobot") == ""
+    assert lines_summary(body) == ("Welcome to The Official Team Gyrobot Web Site. / A Robot Wars entry from "
+                                   "Swindon. / [ENTER SITE]")
+    gallery = "".join(f"![](p{n}.jpg)\n\n" for n in range(6)) + "Our trip\n"
+    assert "6 pictures" in composed_summary(gallery, "Trip")

@@ -126,3 +126,18 @@ def test_what_a_page_keeps_coming_back_to_stays_within_reach_of_a_name_said_on_i
                       first={"birmingham city": 0, "yardley road": 1})
     scored = dict(score_terms(terms, Counter({"birmingham city": 60, "yardley road": 1}), docs=180))
     assert scored["Birmingham City"] > 0.7 * scored["Yardley Road"] > RELATIVE_SCORE * scored["Yardley Road"]
+
+
+def test_the_sites_own_name_in_common_words_tags_none_of_its_pages():
+    """gyrobot: `Official Team Gyrobot`, `Gyrobot Ltd` are the site's name (on most of its pages) dressed in common
+    words; a name built on a common word the site uses everywhere (`Robot Wars`) stays."""
+    from collections import Counter
+
+    from siterag.enrich.keywords import site_name_dressed
+
+    df = Counter({"gyrobot": 15, "robot": 14, "official": 2, "team": 6, "ltd": 1, "wars": 4, "mk": 1})
+    assert site_name_dressed("Official Team Gyrobot", df, docs=17)
+    assert site_name_dressed("Gyrobot Ltd", df, docs=17)
+    assert not site_name_dressed("Robot Wars", df, docs=17)
+    assert not site_name_dressed("Gyrobot Mk", df, docs=17)  # a word of its own: the robot's model
+    assert not site_name_dressed("Gyrobot Ltd", df, docs=40)  # the name on few of the pages: no site's name
