@@ -246,11 +246,12 @@ def lower_key(word: str) -> str:
 
 def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | None = None,
                    names: dict[str, list[str]] | None = None, place: dict | None = None,
-                   site_own: Collection[str] = (), page_title: str = "") -> dict:
+                   site_own: Collection[str] = (), page_title: str = "", site_parts: list[str] = ()) -> dict:
     """tags (≤ 6, each verbatim in the body) and summary of one page, against the site's document frequencies;
     `facts` are the page's (page_facts), when already known; `page_title`: its <title> where a title of its own
     replaces it (a diary's series named there: summary.entry_series); `names`: the site's whole names (site_names: its
-    titles and link texts); `site_own`: the site's own names, folded (own_site_names), never a tag. The tags are
+    titles and link texts); `site_own`: the site's own names, folded (own_site_names), never a tag; `site_parts`: the
+    site's sections, for its home page (site_parts). The tags are
     terms and whole names of the page's own text (not only in the lines the site repeats), its title's subject
     among them; the summary is the page's lead (choose_summary), or on a page
     of entries, a list, a table or short lines, one composed from its structure (composed_summary)."""
@@ -278,7 +279,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
     summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
-                           tags[:TOPIC_TAGS], entry_series(title, page_title))
+                           tags[:TOPIC_TAGS], entry_series(title, page_title), site_parts)
     return {"tags": tags, "summary": summary}
 
 
@@ -670,6 +671,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
               for d in docs}  # what the page is and where it sits in its site, whoever wrote its other fields
     names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
                                         if d.title not in shared_titles), *link_texts]))
+    contents = site_parts(sections.values(), site_own)
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0
@@ -703,7 +705,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             if not title and not home and (page_title == UNTITLED or shared or sites_name):
                 title = file_name_title(doc.path)  # the site's name or a template's: what the file is called
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
-                                        page_title),
+                                        page_title, contents if home else ()),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)
@@ -727,6 +729,16 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 rewritten += _rewrite(layout, rel, *parsed, {**new[rel], "category": category})
     return {"documents": len(docs), "enriched": len(targets), "rewritten": rewritten,
             "seconds": round(time.perf_counter() - started, 2)}
+
+
+def site_parts(sections: Iterable[str], site_own: Collection[str] = ()) -> list[str]:
+    """The site's sections as its home page names what it holds: most pages first, none that is the site's own
+    name (own_site_names) or holds a single page; none unless they hold half of the site's pages (a site whose
+    pages are each a section of their own, or of none, has no sections to name)."""
+    sections = list(sections)
+    counts = Counter(s for s in sections if s and fold(s) not in site_own and own_key(s) not in site_own)
+    parts = [(s, n) for s, n in counts.most_common() if n >= 2]
+    return [s for s, _ in parts] if sum(n for _, n in parts) * 2 >= len(sections) else []
 
 
 def page_category(kind: str, section: str, guess: bool = False) -> str:

@@ -283,6 +283,37 @@ def parts_note(names: list[str], ja: bool, shown: int = PARTS_SHOWN) -> str:
     return f"Contents: {listed}" + (" etc." if more else "")
 
 
+SITE_PARTS_SHOWN = 4  # the site's sections named on its home page
+
+
+def site_note(parts: list[str], ja: bool, shown: int = SITE_PARTS_SHOWN) -> str:
+    """What a site holds, named by its sections, most pages first (`サイトの内容: weblog / TIPS / axis ほか`,
+    `The site: diary / Publications`)."""
+    listed = " / ".join(_clip(x, PART_CHARS) for x in parts[:shown])
+    more = len(parts) > shown
+    if ja:
+        return f"サイトの内容: {listed}" + (" ほか" if more else "")
+    return f"The site: {listed}" + (" etc." if more else "")
+
+
+def home_summary(sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
+                 title: str, frame: str, site_parts: list[str], ja: bool) -> str:
+    """A site's home page summed up as what the site is: its frame, the page's own central sentences where it
+    has some, and the site's sections (site_note): its menu leads there, its links and pictures say less (`リンク集、
+    6件` of a home page whose menu the template took). '' when the site has fewer than two sections."""
+    if len(site_parts) < 2:
+        return ""
+    for shown in range(SITE_PARTS_SHOWN, 1, -1):
+        note = site_note(site_parts, ja, shown)
+        room = SUMMARY_CHARS - len(frame) - len(note) - 4
+        lead = choose_summary(sentences, tags, common, quotes, title=title, chars=room) if room > 40 else ""
+        lead = lead if _ENDS_SENTENCE_RE.search(lead) else ""  # a label, an update stamp: the sections say more
+        out = framed(f"{lead}{'' if ja or not lead else ' '}{note}", frame, ja)
+        if out:
+            return out
+    return ""
+
+
 def opening_with_parts(body: str, title: str, names: list[str], second: int, sentences: list[str],
                        quotes: list[int], tags: list[str], common: set[str], frame: str, ja: bool) -> str:
     """A page of two or more parts (`names` and the line of the `second`: page_parts): its frame, its central
@@ -344,17 +375,23 @@ def _plain(text: str) -> str:
 
 def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
                  title: str, kind: str = "", section: str = "", sure: bool = True,
-                 topics: list[str] = (), series: str = "") -> str:
+                 topics: list[str] = (), series: str = "", site_parts: list[str] = ()) -> str:
     """The page's summary: composed from its structure (summary.composed_summary) on a page of entries, lists,
     verse or pictures; a chat log's times and speakers (chat_summary); else its central sentences (choose_summary,
     never a caption) or its lines (lines_summary; never the title alone). When they do not name what the title
     names (a detail sentence, a count), the page's frame (page_frame: title, heading, kind, section, entry) comes
     first, with its parts named instead (contents_summary, after the author's own word on what the page is) on a
     page that lists them, or its opening and its parts' headings (opening_with_parts) on a page of parts, or
-    alone when the page has nothing else to say. `series`: what a page of entries belongs to (summary.entry_series)."""
+    alone when the page has nothing else to say. `series`: what a page of entries belongs to (summary.entry_series).
+    `site_parts`: the site's sections, given for its home page (home_summary)."""
     common = set(common) | {s for s in sentences if _CAPTION_RE.match(s)}
     lead = choose_summary(sentences, tags, common, quotes, title=title)
     ja = is_japanese(f"{title}{section}{body[:2000]}")
+    home_ja = ja or is_japanese(" ".join(site_parts))  # a home page of pictures: the language its sections speak
+    home = home_summary(sentences, quotes, tags, common, title, page_frame(title, kind, section, body, sure, home_ja),
+                        list(site_parts), home_ja) if site_parts else ""
+    if home:
+        return home
     if kind == "index" and not contents_summary(body, ja, True):
         frame = page_frame(title, kind, section, body, sure, ja)
         for shown in range(LIST_SHOWN, 0, -1):  # a contents table: the pages it leads to, not its cells' text

@@ -600,7 +600,7 @@ def _structure(body: str) -> dict:
             items.append(" ".join(summary_source(item.group(1)).strip("*_ ").split()))
         if _NUMBERED_RE.match(plain) and len(plain) <= ITEM_CHARS:
             numbered.append(plain)
-        if _MD_LINK_RE.search(line) and len(_MD_LINK_RE.sub("", line).strip(" -*・|/、,")) < 20:
+        if _worded_link(line) and len(_MD_LINK_RE.sub("", line).strip(" -*・|/、,")) < 20:
             links.append(_LIST_PREFIX_RE.sub("", plain))
             external += bool(_EXTERNAL_RE.search(line))
         elif not item and len(plain) <= ITEM_CHARS and not _TERMINATOR_RE.search(plain):
@@ -612,6 +612,11 @@ def _structure(body: str) -> dict:
     return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
             "stanzas": stanzas}
+
+
+def _worded_link(line: str) -> bool:
+    """Whether a line holds a link with words (not a picture button alone, whose line's text is no link's)."""
+    return any(sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", label)))) for label in _MD_LINK_RE.findall(line))
 
 
 _MARKS_RE = re.compile(r"[*_`]")

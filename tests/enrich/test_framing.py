@@ -237,3 +237,25 @@ def test_a_heading_drawn_as_a_picture_says_what_the_page_is_and_a_photo_does_not
     assert heading_picture('![](cover.gif "cover.gif - 43Kb")') == ""  # its file's name
     assert heading_picture('[![](next.gif "Next page")](ch2.html)') == ""  # a button
     assert heading_picture("![](images/bullet.gif)") == ""
+
+
+def test_a_home_page_says_what_the_site_holds_by_its_sections():
+    """leftyuncle's home, its menu taken by the template, was `リンク集、6件: MyMaster / …`."""
+    from siterag.enrich.enrich import site_parts
+
+    sections = ["weblog"] * 69 + ["TIPS"] * 24 + ["axis"] * 9 + ["Works"] * 8 + ["MyMaster", ""] + ["Lefty Uncle"] * 3
+    parts = site_parts(sections, {"lefty uncle"})
+    assert parts == ["weblog", "TIPS", "axis", "Works"]  # most pages first; no single page; not the site's name
+    assert site_parts(["Site Map", "Site Map", "Steve Wood", "Steve Wood", *"abcdefghijklm"]) == []  # no sections
+    body = ("[MyMaster](mymaster.html)\n\n[パソコン支援](integreq.html)\n\nLastupdate 2013-10-26  \n"
+            "「weblog」「software」を更新しました。\n")
+    sentences = page_sentences(body)
+    summary = page_summary(body, sentences, quotable(sentences), [], set(), "Lefty Uncle Works", "index",
+                           site_parts=parts)
+    assert summary.startswith("「Lefty Uncle Works」（目次）: ") and "リンク集" not in summary
+    assert summary.endswith("サイトの内容: weblog / TIPS / axis / Works")
+    prose = "All my life I have been a diarist, penning some 3 million words so far.\n"
+    sentences = page_sentences(prose)
+    summary = page_summary(prose, sentences, quotable(sentences), [], set(), "All the days of my life", "index",
+                           site_parts=["diary", "Publications"])
+    assert summary.endswith("so far. The site: diary / Publications")
