@@ -983,14 +983,41 @@ def stamp_date(lines: list[str], order: str | None = None) -> str | None:
     """A page's date from its labelled dates: the latest update stamp (a page updated section by section says
     `Last Update:` under each), else the first other labelled date (an event's or posting's day)."""
     updates: list[str] = []
-    other: str | None = None
+    other = signed = None
     for line in lines:
         found = labelled_date(line, order)
         if found and found[1]:
             updates.append(found[0])
         elif found and other is None:
             other = found[0]
-    return max(updates) if updates else other
+        elif not found and signed is None:
+            signed = signed_date(line, order)
+    return max(updates) if updates else other or signed
+
+
+_SIGNED_RE = re.compile(r"(?:[。！？]」?|[.!?][\"”’']?\s)\s*(?P<date>[^。！？!?\s][^。！？!?]{5,30})$")
+SIGNATURE_CHARS = 12  # a name after the date: its writer's
+
+
+def signed_date(line: str, order: str | None = None) -> str | None:
+    """The date a paragraph is signed with: a full date after its last sentence, alone or before its writer's
+    name (`…お祈り申し上げます。平成12年1月24日`, `…Thank you. 3 May 2001 Ken`): when it was written."""
+    match = _SIGNED_RE.search(line.strip().translate(_WIDE))
+    found = parse_date_line(match["date"], order) if match else None
+    rest = found.rest.strip() if found else ""
+    if found and found.date and found.year is not None and (not rest or _signature(rest, match["date"])):
+        return found.date
+    return None
+
+
+_KANA_RE = re.compile(r"[\u3041-\u309f]")
+
+
+def _signature(rest: str, tail: str) -> bool:
+    """Whether what follows a date is its writer's name: set apart by a space, short, without a particle, a
+    digit or an event's word (`1995年6月21日発売`, `…に公演` are about something else)."""
+    return (len(rest) <= SIGNATURE_CHARS and tail.endswith(rest) and tail[:-len(rest)][-1:].isspace()
+            and not _KANA_RE.search(rest) and not _DIGIT_RE.search(rest) and not _EVENT_RE.match(rest))
 
 
 _HINT_YEAR_RE = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")

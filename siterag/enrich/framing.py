@@ -82,22 +82,27 @@ def entry_note(body: str, ja: bool, title: str = "") -> str:
 def own_heading(body: str, title: str) -> str:
     """The page's first heading (levels 1-3) above its first paragraph that says more than its title: letters in
     it, no entry's date heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy
-    -- chapter 4`); a heading further down heads a part of the page, not the page."""
+    -- chapter 4`); a heading further down heads a part of the page, not the page. A heading drawn as a picture
+    (heading_picture) where the page has no such heading of text (the words it writes come first)."""
     key = _plain(title)
+    drawn = ""
     for line in body.splitlines():
         match = _HEADING_RE.match(line.strip())
         caption = "" if match else heading_picture(line)
         if not match and not caption:
             if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
-                return ""  # the page's text has begun
+                break  # the page's text has begun
             continue
         text = caption or " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
         if (match and "{#" in match.group(1)) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
         if _plain(text) in key or key in _plain(text):
             continue
+        if caption:
+            drawn = drawn or (text if sentence_terms(text) else "")
+            continue
         return text if sentence_terms(text) else ""
-    return ""
+    return drawn
 
 
 _PICTURE_LINE_RE = re.compile(r'^!\[[^\]]*\]\(\s*<?(?P<src>[^)\s>]*)>?\s+"(?P<caption>[^"]*)"\s*\)$')

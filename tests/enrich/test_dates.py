@@ -17,6 +17,7 @@ from siterag.enrich.dates import (
     mark_entries,
     numeric_order,
     parse_date_line,
+    signed_date,
     stamp_date,
 )
 from siterag.enrich.metadata import date_from_path
@@ -825,3 +826,15 @@ def test_dates_in_no_order_are_all_kept_and_an_ordered_run_drops_what_breaks_it(
     assert in_sequence(["2001-01", "2001-01", "2001-02"]) == ["2001-01", "2001-01", "2001-02"]
     mixed = ["2003-01-01", "2001-01-01", "2004-01-01", "2002-01-01"]  # a page of notes in no order
     assert in_sequence(mixed) == mixed
+
+
+def test_a_paragraph_signed_with_a_date_dates_the_page_and_a_date_of_something_else_does_not():
+    letter = "太東中演劇部の更なる発展をお祈り申し上げます。平成12年1月24日"  # a letter among a page's comments
+    assert signed_date(letter) == "2000-01-24"
+    assert signed_date("ありがとう。 2002.3.4　山田太郎") == "2002-03-04"  # the writer's name after it
+    assert signed_date("Thank you all. 3 May 2001 Ken") == "2001-05-03"
+    assert signed_date("ビデオが出ました。1995年6月21日発売 ＶＨＳ・ＬＤ") is None  # a release
+    assert signed_date("楽しかった。2003年5月1日に公演") is None  # a sentence going on about a show
+    assert signed_date("It was great. See you on 3 May 2001 at the hall") is None
+    page = "\n\n".join(["## 感想", "感動しました。", "とても良い舞台でした。" * 3, letter])
+    assert content_date(page) == "2000-01-24"
