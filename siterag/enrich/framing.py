@@ -8,6 +8,7 @@ import re
 import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
+from siterag.enrich.keywords import person_name
 from siterag.enrich.kinds import KINDS
 from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.metadata import UNTITLED
@@ -105,6 +106,26 @@ def own_heading(body: str, title: str) -> str:
     return drawn
 
 
+BYLINE_LINES = 8  # a byline stands among the page's first lines,
+BYLINE_TEXT = 60  # above its first line of this many letters (its text)
+
+
+def byline(body: str, title: str) -> str:
+    """The name of the page's author or speaker on a line of its own above its text (`**Paul Scerri**`, `石田 亨`
+    under a talk's title: keywords.person_name); '' when the title holds it or is a name itself (a profile), or
+    the opening names several people (a script's cast, a list of members), or the page is one of dated entries."""
+    key = _plain(title)
+    if person_name(title) or ENTRY_HEADING_RE.search(body):  # (a diary's opening: whom its first day met)
+        return ""
+    names = []
+    for line in [x for x in body.splitlines() if x.strip()][:BYLINE_LINES]:
+        text = " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).replace("\\", " ").split())
+        if sum(map(str.isalpha, text)) >= BYLINE_TEXT:
+            break
+        names += [text] if person_name(text) and _plain(text) not in key else []
+    return names[0] if len(names) == 1 else ""
+
+
 _PICTURE_LINE_RE = re.compile(r'^!\[[^\]]*\]\(\s*<?(?P<src>[^)\s>]*)>?\s+"(?P<caption>[^"]*)"\s*\)$')
 _PHOTO_FILE_RE = re.compile(r"\.jpe?g$", re.IGNORECASE)  # a photograph; words drawn as a picture are a GIF, a PNG
 _FILE_WORDS_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|\d\s*kb\b|"
@@ -133,7 +154,7 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     if not name or name.casefold() in _NO_TITLES:
         return ""
     # an entry's heading goes with its date
-    heading = "" if not with_heading or entry_note(body, False) else own_heading(body, name)
+    heading = "" if not with_heading or entry_note(body, False) else own_heading(body, name) or byline(body, name)
     if len(name) > TITLE_CHARS:
         name = name[:TITLE_CHARS - 1].rstrip() + "…"
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:

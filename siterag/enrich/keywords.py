@@ -159,6 +159,29 @@ def _is_proper(pos_id: int) -> bool:
     return _dictionary().pos_of(pos_id)[1] == "固有名詞"
 
 
+_EN_NAME_WORD_RE = re.compile(r"[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?|[A-Z]\.")
+NAME_SURNAME_ZIPF = 3.5  # the last word of an English person's name at most this common (Scerri, not Science)
+
+
+def person_name(text: str) -> bool:
+    """Whether a short line is a person's name alone: Japanese written as a surname and a given name (Sudachi's
+    人名: `石田 亨`, `斉藤俊雄`), English as two to four capitalised words whose last is a rare word, no function
+    word (`Paul Scerri`, `Jun-ichi Akahani`; not `Kyoto University`, `The Team`)."""
+    text = " ".join(text.split())
+    if not text or len(text) > 40:
+        return False
+    if _JA_RE.search(text):
+        dictionary, tokenizer = _tokenizer()
+        words = [m for m in tokenizer.tokenize(text.replace(" ", "")) if m.surface().strip()]
+        return 2 <= len(words) <= 3 and _is_surname(words[0].part_of_speech_id()) and all(
+            dictionary.pos_of(m.part_of_speech_id())[2] == "人名" for m in words)
+    words = text.split()
+    if not 2 <= len(words) <= 4 or not all(_EN_NAME_WORD_RE.fullmatch(w) for w in words):
+        return False
+    zipf = english_zipf(words[-1].lower())
+    return zipf is not None and zipf < NAME_SURNAME_ZIPF and not any(w.lower() in EN_STOP for w in words)
+
+
 def analysis_text(markdown: str) -> str:
     """The words of a Markdown body: links and images by their labels, without code, URLs, markup and lines
     that are nothing but links (menus)."""

@@ -259,3 +259,20 @@ def test_a_home_page_says_what_the_site_holds_by_its_sections():
     summary = page_summary(prose, sentences, quotable(sentences), [], set(), "All the days of my life", "index",
                            site_parts=["diary", "Publications"])
     assert summary.endswith("so far. The site: diary / Publications")
+
+
+def test_a_talks_speaker_named_under_its_title_is_in_its_frame_and_a_cast_list_is_no_byline():
+    from siterag.enrich.framing import byline
+
+    talk = ("International Workshop on Massively Multi-Agent Systems (2004.12. 10-11)\n\n"
+            "Challenges in Building Very Large Teams\n\n**Paul Scerri**\n\n"
+            "**Robotics Institute, Carnegie Mellon University**\n\n" + "When agents coordinate teamwork " * 5 + "\n")
+    assert byline(talk, "Challenges in Building Very Large Teams") == "Paul Scerri"
+    assert page_frame("Challenges in Building Very Large Teams", "event", "会議", talk) == \
+        "Challenges in Building Very Large Teams — Paul Scerri (event, 会議)"
+    ja = "第2回デジタルシティ京都会議 国際シンポジウム (2001.10.18)\n\n非均質さを超えて\n\n石田 亨  \n京都大学\n\n" + \
+        "このプロジェクトの目的はデジタルシティを万人が利用できるものにすることである。" * 2 + "\n"
+    assert byline(ja, "非均質さを超えて") == "石田 亨"
+    cast = "春一番\n\n登場人物\n\n松本由美子\n\n高田一郎\n\n由美子が裕美の後を追って放送室から出て行く。" + "台詞が続く。" * 20
+    assert byline(cast, "春一番") == ""  # several people: a script's cast
+    assert byline(ja, "石田 亨") == ""  # a page titled by the name: a profile
