@@ -39,6 +39,7 @@ from siterag.enrich.keywords import (
 )
 from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, own_titles, site_kinds, structure
 from siterag.enrich.metadata import (
+    FIGURE_CAPTION_RE,
     SHARED_TITLE_DOCS,
     UNTITLED,
     banner_affixes,
@@ -258,7 +259,8 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     facts = page_facts(body) if facts is None else facts
     repeated = stats.repeated(facts.lines)
     own_text = "\n".join(x for x in body.splitlines() if not repeated or _line_text(x) not in repeated)
-    headings = [h for h in _HEADING_RE.findall(body)]
+    headings = [h for h in _HEADING_RE.findall(body)] + [  # a figure's caption names what it shows, as a heading
+        line for line in map(_line_text, body.splitlines()) if FIGURE_CAPTION_RE.match(line)]
     found = {}
     quoted = {q: name_parts(q) for q in quoted_names(own_text)}  # 『エンジェル/ダスト』: a work's name, whole
     for name, parts in [*(names or {}).items(), *site_names([title, *headings]).items(), *quoted.items()]:

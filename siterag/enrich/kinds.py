@@ -118,6 +118,9 @@ PROSE_KINDS = ("essay", "review", "fiction", "report", "event", "profile", "manu
 ENTRY_KINDS = ("news", "report", "event", "bbs", "photos", "diary")
 PROSE_CHARS = 200  # less running text than this: no prose kind
 UI_WORDS, UI_DENSITY = 4, 2  # a manual names its program's interface this often (words; per 1,000 characters)
+PHOTO_STORY = 4  # at least this many pictures,
+CAPTION_PARAGRAPHS = 1.5  # with from half a paragraph of text to this many for each
+PHOTO_STORY_CHARS = 300  # and fewer characters of text than this for each: a captioned series of pictures
 IMAGE_CAPTION = 80  # a line with an image and less text than this is an image (with its caption)
 VERSE_LINES = 6  # at least this many short lines without a sentence end, most of the text: lyrics
 MARGIN = 0.02  # the embedder's best prose kind must beat `essay` by this much in cosine to replace it
@@ -331,6 +334,9 @@ def structural_kind(st: Structure) -> str:
         return "photos"  # a form's heading picture)
     if st.entries >= 2:
         return "diary"
+    if st.images >= PHOTO_STORY and st.images <= 2 * st.prose <= 2 * CAPTION_PARAGRAPHS * st.images \
+            and st.text_chars < PHOTO_STORY_CHARS * st.images and not manual_like(st):
+        return "photos"  # pictures each told by a paragraph of its own under it: a captioned series, a photo story
     if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
     if st.internal >= 4 and 3 * (st.items + st.internal) >= 2 * n and st.prose * 10 < n:  # the site's pages,

@@ -158,6 +158,10 @@ def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool, bool]]:
     return found
 
 
+# A numbered figure's caption (`図1．全方位カメラと全方位画像`, `Fig. 2: …`, a part's `(a) …`): it names a picture of
+# the page, whose page (a figure of a project's) keeps its <title>, the project's name
+FIGURE_CAPTION_RE = re.compile(r"^(?:(?:図|表|写真)\s*[0-9０-９]+|(?:Fig(?:ure)?|Table|Photo)\.?\s*[0-9]+|"
+                               r"[(（][a-zａ-ｚ][)）])", re.IGNORECASE)  # (a) of a figure's parts
 SHARED_TITLE_DOCS = 3  # a <title> on this many documents of a site names the site or a section, not the page
 
 
@@ -167,10 +171,10 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
     Design of Digital City` on every talk of a symposium), or one copied from another page that the page's text
     does not bear out (a nature walk in Hokkaido saved from the Yakushima page, still titled `自然紀行 九州 屋久島
     夏`: see stale_title). It is the first opening line that is neither a line many pages open with (the
-    symposium's name above each talk) nor a date, a Japanese title broken over lines joined (`デジタルシティは` /
-    `エコシステム`). The site's home page (`index.html` at the top) and a page opening with its title keep it.
-    Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two pages hold, one of which bears it
-    out); '' when the title stays."""
+    symposium's name above each talk) nor a date nor a numbered figure's caption, a Japanese title broken over
+    lines joined (`デジタルシティは` / `エコシステム`). The site's home page (`index.html` at the top) and a page
+    opening with its title keep it. Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two
+    pages hold, one of which bears it out); '' when the title stays."""
     key = normalise(title)
     if not key or is_home(path) or not (
             key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
@@ -189,7 +193,8 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
         if lines[n][3]:  # a heading is a title even where it ends like a sentence, less an entry's date
             line = _without_date(line)
         if (_names_something(line) and normalise(line) not in shared_lines and not _date_only(line)
-                and not (_NO_TITLE_RE if not lines[n][3] else _NO_HEADING_RE).search(line) and not lines[n][2]):
+                and not (_NO_TITLE_RE if not lines[n][3] else _NO_HEADING_RE).search(line) and not lines[n][2]
+                and not FIGURE_CAPTION_RE.match(line)):
             return line if len(line) <= TITLE_LINE_CHARS else ""
     return ""
 

@@ -273,6 +273,7 @@ def test_a_talks_speaker_named_under_its_title_is_in_its_frame_and_a_cast_list_i
     ja = "第2回デジタルシティ京都会議 国際シンポジウム (2001.10.18)\n\n非均質さを超えて\n\n石田 亨  \n京都大学\n\n" + \
         "このプロジェクトの目的はデジタルシティを万人が利用できるものにすることである。" * 2 + "\n"
     assert byline(ja, "非均質さを超えて") == "石田 亨"
-    cast = "春一番\n\n登場人物\n\n松本由美子\n\n高田一郎\n\n由美子が裕美の後を追って放送室から出て行く。" + "台詞が続く。" * 20
+    cast = "春一番\n\n登場人物\n\n松本由美子\n\n高田一郎\n\n由美子が裕美の後を追って放送室から出て行く。" + \
+        "台詞が続く。" * 20
     assert byline(cast, "春一番") == ""  # several people: a script's cast
     assert byline(ja, "石田 亨") == ""  # a page titled by the name: a profile

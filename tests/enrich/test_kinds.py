@@ -399,3 +399,14 @@ def test_pictures_in_a_folder_of_a_manual_are_its_screenshots():
              "lib/cubase/040_tempo.html": "manual", "album/001.html": "photos", "album/002.html": "photos",
              "album/notes.html": "essay", "album/trip.html": "diary", "album/more.html": "essay"}
     assert screenshots(kinds) == {"lib/cubase/010_project.html": "manual"}  # an album among essays stays photos
+
+
+def test_pictures_each_told_by_a_paragraph_of_their_own_are_photos_and_an_illustrated_essay_is_not():
+    """Patrick's `Loud Trucks`, gyrobot's workshops: a picture, then a paragraph about it, again and again."""
+    story = "## Loud Trucks\n\n" + "".join(
+        f"![](IMG_{n}.jpg)\n\nThis is another truck with a loud speaker on top, seen near my house in Kyoto.\n\n"
+        for n in range(6))
+    assert page_kind(story) == "photos"
+    essay = "".join(f"![](fig{n}.png)\n\n" for n in range(4)) + "\n\n".join(
+        "The study measured how people walk through a station during an evacuation drill." for _ in range(10))
+    assert page_kind(essay) != "photos"

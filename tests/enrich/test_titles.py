@@ -202,3 +202,17 @@ def test_a_title_an_older_siterag_gave_goes_when_the_page_keeps_its_own(tmp_path
     enrich_site(layout, site_config(), set())
     fields, _ = read_doc(layout.corpus / "about.md")
     assert fields["title"] == "教室の紹介" and "page_title" not in fields
+
+
+def test_a_figures_caption_is_no_title_of_the_page_that_shows_it():
+    """crest's research figures (`image1-j.html`) share their project's <title> and show one numbered figure: the
+    project's name stays the title, and the caption still names the page's subject for its tags."""
+    from siterag.enrich.metadata import FIGURE_CAPTION_RE, own_title
+
+    body = "![](image1l.jpg)  \n図1．日中間共同作業で使用した非同期型多言語コラボレーションツール\n"
+    shared = {"日中共同作業によるデジタル北京の構築"}
+    assert own_title("日中共同作業によるデジタル北京の構築", body, shared, set()) == ""
+    for caption in ("図１．全方位カメラと全方位画像", "Fig. 2 The user interface", "Figure 1. Evacuation", "(a) 質問"):
+        assert FIGURE_CAPTION_RE.match(caption)
+    assert not FIGURE_CAPTION_RE.match("画像０ 出産限度数：") and not FIGURE_CAPTION_RE.match("図書館の歴史")
+    assert own_title("Shared", "## The Talk\n\nText.\n", {"shared"}, set()) == "The Talk"
