@@ -913,7 +913,10 @@ def other_label(line: str) -> bool:
 # A date followed by what happened on it is the date of something the page talks about (a record's release, a
 # birth, a broadcast), not the page's own: `1995年6月21日発売 ＶＨＳ`, `March 3, 1998 release`.
 _EVENT_RE = re.compile(r"^(?:に|の)?(?:発売|発行|刊行|公開|放送|放映|上映|初演|生まれ|生|誕生|没|逝去|死去|創刊|"
-                       r"創業|設立|リリース)|^(?:release[sd]?|born|died|published|premiered|aired|founded)\b",
+                       r"創業|設立|リリース)|^(?:release[sd]?|born|died|published|premiered|aired|founded)\b|"
+                       # a date that a sentence goes on from (`平成15年8月4日(月)に北教育センターで行いました`): when
+                       # something the page tells of was done, not when the page was (`…に更新` stamps it)
+                       r"^(?:\([^)]{1,3}\)|（[^）]{1,3}）)?\s*(?:に|から|より|まで)(?!更新|改訂|改定|修正|作成|掲載|記)",
                        re.IGNORECASE)
 
 

@@ -259,8 +259,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     facts = page_facts(body) if facts is None else facts
     repeated = stats.repeated(facts.lines)
     own_text = "\n".join(x for x in body.splitlines() if not repeated or _line_text(x) not in repeated)
-    headings = [h for h in _HEADING_RE.findall(body)] + [  # a figure's caption names what it shows, as a heading
-        line for line in map(_line_text, body.splitlines()) if FIGURE_CAPTION_RE.match(line)]
+    headings = [h for h in _HEADING_RE.findall(body)] + figure_captions(body)
     found = {}
     quoted = {q: name_parts(q) for q in quoted_names(own_text)}  # 『エンジェル/ダスト』: a work's name, whole
     for name, parts in [*(names or {}).items(), *site_names([title, *headings]).items(), *quoted.items()]:
@@ -283,6 +282,18 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
                            tags[:TOPIC_TAGS], entry_series(title, page_title), site_parts)
     return {"tags": tags, "summary": summary}
+
+
+FIGURE_PAGE_TEXT = 200  # a page with less text than this besides its figures' captions is a figure's page
+
+
+def figure_captions(body: str) -> list[str]:
+    """The numbered captions (metadata.FIGURE_CAPTION_RE) of a figure's page, which name what it shows as a heading
+    would; none on a page with text of its own (a project's page, whose figures show parts of it)."""
+    lines = [_line_text(line) for line in body.splitlines()]
+    captions = [line for line in lines if FIGURE_CAPTION_RE.match(line)]
+    other = sum(len(line) for line in lines if line and line not in captions)
+    return captions if captions and other < FIGURE_PAGE_TEXT else []
 
 
 def own_site_names(site_name: str, home_titles: Iterable[str]) -> frozenset[str]:

@@ -483,7 +483,7 @@ def test_a_page_is_dated_by_its_latest_update_stamp_else_its_first_labelled_date
     ("Workshop on Agents, October 19-20, 2001\n\nText.", "2001-10-19"),
     ("本文 1999年に書いた。", None),  # a year is no date
     ("価格は 2001 円です。", None),
-    ("2001/3/29 に観た映画の話を 2001/4/1 に書いた。", "2001-03-29"),  # a date opening the line, as before
+    ("2001/3/29 に観た映画の話を 2001/4/1 に書いた。", None),  # the day a sentence tells of: a film watched
     ("観た日 2001/3/29 と書いた日 2001/4/1 のメモ。", None),  # dates inside a sentence: not the page's
 ])
 def test_a_full_date_ending_a_line_near_the_top_dates_the_page(body, expected):
@@ -838,3 +838,10 @@ def test_a_paragraph_signed_with_a_date_dates_the_page_and_a_date_of_something_e
     assert signed_date("It was great. See you on 3 May 2001 at the hall") is None
     page = "\n\n".join(["## 感想", "感動しました。", "とても良い舞台でした。" * 3, letter])
     assert content_date(page) == "2000-01-24"
+
+
+def test_a_date_a_sentence_goes_on_from_is_when_something_was_done_not_the_pages_date():
+    """nanatsumori's essay index: `平成１５年８月４日(月)に北教育センターで行いました…` is a lecture's day."""
+    assert content_date("**教育・エッセイ**\n\n平成１５年８月４日(月)に北教育センターで行いました講演の内容\n") is None
+    assert content_date("タイトル\n\n2003年8月4日に更新しました\n") == "2003-08-04"
+    assert content_date("タイトル\n\n2003年8月4日 晴れ\n") == "2003-08-04"

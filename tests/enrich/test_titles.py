@@ -216,3 +216,12 @@ def test_a_figures_caption_is_no_title_of_the_page_that_shows_it():
         assert FIGURE_CAPTION_RE.match(caption)
     assert not FIGURE_CAPTION_RE.match("画像０ 出産限度数：") and not FIGURE_CAPTION_RE.match("図書館の歴史")
     assert own_title("Shared", "## The Talk\n\nText.\n", {"shared"}, set()) == "The Talk"
+
+
+def test_a_figures_caption_is_a_heading_of_a_figure_page_only():
+    from siterag.enrich.enrich import figure_captions
+
+    figure = "![](image2l.jpg)\n図2．ズーミングステレオ\n"
+    assert figure_captions(figure) == ["図2．ズーミングステレオ"]
+    project = figure + "\n" + "このシステムは全方位カメラで撮影した画像から街の立体モデルを作ります。" * 8 + "\n"
+    assert figure_captions(project) == []  # a project's page: its figures show parts of it
