@@ -567,6 +567,7 @@ def _structure(body: str) -> dict:
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
     text = external = images = stanzas = in_cells = 0
     header: list[str] = []
+    heading = table_heading = ""  # the last heading, the one above the first table
     captions: list[str] = []  # the text cells of a table with rows of pictures
     in_code = gap = False
     for raw in body.splitlines():
@@ -575,9 +576,12 @@ def _structure(body: str) -> dict:
             in_code = not in_code
         if not line:
             gap = True
+        if line.startswith("#") and not in_code:
+            heading = " ".join(_MARKS_RE.sub("", summary_source(line.lstrip("#"))).split())
         if in_code or not line or line.startswith("#"):
             continue
         if line.startswith("|"):
+            table_heading = table_heading if header else heading
             cells = [_plain_cell(c) for c in line.strip("|").split("|")]
             if set(line) <= set("|-: "):
                 continue
@@ -609,7 +613,8 @@ def _structure(body: str) -> dict:
         gap = False
     if in_cells > text:  # pictures laid out in a table, captions in the rows between: a gallery (kinds.structure)
         images, alts = images + in_cells, alts + captions
-    return {"entries": entries, "items": items, "header": header, "rows": rows, "links": links, "short": short,
+    return {"entries": entries, "items": items, "header": header, "rows": rows, "table_heading": table_heading,
+            "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
             "stanzas": stanzas}
 
@@ -782,8 +787,12 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         return f"リンク集、{len(links)}件: {_quoted(links, ja)}" if ja else \
             f"{label}list of {len(links)} links: {_quoted(links, ja)}."
     if len(rows) >= COMPOSE_ITEMS and len(rows) >= st["text"]:
-        columns = " / ".join(_clip(h, 20) for h in st["header"] if h)
-        firsts = [r[0] for r in rows if r and r[0]]
+        key = _named_column(rows)  # rows numbered in their first cells are named in the next
+        columns = " / ".join(_clip(h, 20) for h in st["header"][key:] if h)
+        firsts = [r[key] for r in rows if len(r) > key and r[key]]
+        own = st["table_heading"]  # the heading above the table says what its rows are (THE BRITISH EMPIRE IN 1921)
+        if own and squeezed(own) not in squeezed(name) and sum(map(str.isalpha, own)) >= 3:
+            label = f"{name} — {own}: " if name else f"{own}: "
         if ja:
             return f"{label}表、{len(rows)}行" + (f"（列: {columns}）" if columns else "") + \
                 (f": {_quoted(firsts, ja)}" if firsts else "")
@@ -810,6 +819,16 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         parts = f"{len(short)} lines" + (f" in {stanzas} stanzas" if stanzas > 1 else "")
         return f"{label}verse or lyrics, {parts}, beginning '{_clip(short[0])}'."
     return ""
+
+
+def _named_column(rows: list[list[str]]) -> int:
+    """The first column of a table whose cells are words in most rows (not a column of numbers: `1`, `2`)."""
+    width = max(len(r) for r in rows)
+    for n in range(width):
+        cells = [r[n] for r in rows if len(r) > n and r[n]]
+        if cells and sum(sum(map(str.isalpha, c)) >= 2 for c in cells) * 2 >= len(cells):
+            return n
+    return 0
 
 
 def _kind_label(name: str, kind: str) -> str:

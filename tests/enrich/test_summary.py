@@ -376,3 +376,13 @@ def test_a_picture_shown_again_and_again_is_decoration_not_a_picture_of_the_page
                                    "Swindon. / [ENTER SITE]")
     gallery = "".join(f"![](p{n}.jpg)\n\n" for n in range(6)) + "Our trip\n"
     assert "6 pictures" in composed_summary(gallery, "Trip")
+
+
+def test_a_table_is_named_by_the_heading_above_it_and_its_rows_by_their_first_column_of_words():
+    table = ("# THE BRITISH EMPIRE IN 1921\n\n| Country | Area | Population |\n|---|---|---|\n"
+             + "".join(f"| {c} | {n} | {n * 9} |\n" for n, c in enumerate(["England", "Wales", "Scotland", "Ireland"])))
+    assert composed_summary(table, "Britain in Prophecy -- appendix 1").startswith(
+        "Britain in Prophecy -- appendix 1 — THE BRITISH EMPIRE IN 1921: table of 4 rows")
+    numbered = "| 1 | Education |\n|---|---|\n" + "".join(
+        f"| {n} | {x} |\n" for n, x in enumerate(["New School University", "Research Interests", "Skills", "Work"], 2))
+    assert "New School University / Research Interests" in composed_summary(numbered, "Curriculum Vitae")
