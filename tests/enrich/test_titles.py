@@ -225,3 +225,14 @@ def test_a_figures_caption_is_a_heading_of_a_figure_page_only():
     assert figure_captions(figure) == ["図2．ズーミングステレオ"]
     project = figure + "\n" + "このシステムは全方位カメラで撮影した画像から街の立体モデルを作ります。" * 8 + "\n"
     assert figure_captions(project) == []  # a project's page: its figures show parts of it
+
+
+def test_a_menus_first_link_is_no_title_of_the_page_it_is_on():
+    """hrtaj's `教室案内` (no <title>) opened with `[所 在 地](…)`, a link to another page: no title of its own, so
+    the site's links name it."""
+    from siterag.enrich.metadata import UNTITLED, fallback_metadata
+
+    menu = "[所 在 地](../002syozaiti/index.htm)\n\n[教室システム](001sisutemu/index.htm)\n"
+    assert fallback_metadata("", menu)["title"] == UNTITLED
+    assert fallback_metadata("", "**[生きものがたり目次](a.htm)(投稿日順)**\n\n本文。")["title"] == \
+        "生きものがたり目次(投稿日順)"  # words beside the link: the page's own heading
