@@ -118,6 +118,7 @@ PROSE_KINDS = ("essay", "review", "fiction", "report", "event", "profile", "manu
 ENTRY_KINDS = ("news", "report", "event", "bbs", "photos", "diary")
 PROSE_CHARS = 200  # less running text than this: no prose kind
 UI_WORDS, UI_DENSITY = 4, 2  # a manual names its program's interface this often (words; per 1,000 characters)
+BLURBS = 1.5  # at most this many paragraphs for each link with its blurb: an index of the site's pages
 PHOTO_STORY = 4  # at least this many pictures,
 CAPTION_PARAGRAPHS = 1.5  # with from half a paragraph of text to this many for each
 PHOTO_STORY_CHARS = 300  # and fewer characters of text than this for each: a captioned series of pictures
@@ -214,6 +215,7 @@ class Structure:
     fields: int = 0  # the fields of its forms that a reader fills in (text, choices; not hidden ones or buttons)
     code: int = 0  # characters that program source is full of and text is not: { } ; $
     toc: int = 0  # table rows that lead to a page of the site no row before led to (a table of contents)
+    blurbed: int = 0  # lines of links to the site's pages that a paragraph about them follows
 
 
 def program(html: str) -> tuple[int, int, int, int]:
@@ -238,7 +240,10 @@ def structure(body: str, html: str = "") -> Structure:
     recordings = sum(bool(_MEDIA_FILE_RE.search(re.split(r"[?#]", href, maxsplit=1)[0]))
                      for href in _ANY_TARGET_RE.findall(body))
     listed: set[str] = set()
+    blurbed = 0  # links to a page of the site with a paragraph about it on the next line
+    linked = False
     for line in lines:
+        after_link, linked = linked, False
         if line.startswith("|"):
             rows += 1
             in_cells += len(MD_IMAGE_RE.findall(line))
@@ -266,6 +271,7 @@ def structure(body: str, html: str = "") -> Structure:
             off_site = sum(bool(_EXTERNAL_RE.match(href)) for _, href in links)
             external += off_site
             internal += len(links) - off_site
+            linked = off_site < len(links)
             continue
         text = _MD_LINK_RE.sub(lambda m: m.group(1), line).strip()
         chars += len(text)
@@ -273,6 +279,7 @@ def structure(body: str, html: str = "") -> Structure:
             verse += 1
         elif len(text) > 30 or _SENTENCE_END_RE.search(text):
             prose += 1
+            blurbed += after_link
     if not prose:  # pictures laid out in a table, with captions and no running text: a gallery (not a manual's
         images += in_cells  # screenshots in a table of steps, not a table of videos under an introduction)
     text = unicodedata.normalize("NFKC", _LINK_TARGET_RE.sub("]", body))
@@ -280,7 +287,7 @@ def structure(body: str, html: str = "") -> Structure:
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
-                     len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc)
+                     len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc, blurbed)
 
 
 def _with_recordings(found: tuple[int, int, int, int], recordings: int) -> tuple[int, int, int, int]:
@@ -341,6 +348,8 @@ def structural_kind(st: Structure) -> str:
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
     if st.internal >= 4 and 3 * (st.items + st.internal) >= 2 * n and st.prose * 10 < n:  # the site's pages,
         return "index"  # each a link with its parts listed under it (a diary's years, each with its entries' titles)
+    if st.blurbed >= 4 and st.prose <= BLURBS * st.blurbed and not st.players:
+        return "index"  # the site's pages, each a link with a paragraph about it (a section's essays, dialogues)
     if st.toc >= 4 and st.toc * 3 >= st.rows and st.text_chars < 30 * st.toc:  # a table of contents laid out
         return "index"  # in a table, a page in a row (not a menu's hot keys, all into a few pages; not a track list)
     if st.verse >= VERSE_LINES and st.verse >= 4 * st.prose and not st.rows and linked * 4 < n:

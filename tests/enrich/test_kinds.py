@@ -410,3 +410,15 @@ def test_pictures_each_told_by_a_paragraph_of_their_own_are_photos_and_an_illust
     essay = "".join(f"![](fig{n}.png)\n\n" for n in range(4)) + "\n\n".join(
         "The study measured how people walk through a station during an evacuation drill." for _ in range(10))
     assert page_kind(essay) != "photos"
+
+
+def test_links_to_the_sites_pages_each_with_a_paragraph_about_it_are_an_index():
+    """nanatsumori's dialogues and essays: `●[title](page.htm)` and a line about it, again and again."""
+    blurbs = "".join(f"●[越智優さんとの対話 その{n}](dialogue{n}.htm)  \n作者との対話の内容を紹介します。第{n}回。\n\n"
+                     for n in range(5))
+    assert page_kind(blurbs) == "index"
+    tutorial = "".join(f"- [第{n}章](editexample{n}.html)\n" for n in range(10)) + "\n## 本文\n\n" + "\n\n".join(
+        "多くの用字系では、あるグリフに対して異体関係にあるグリフがいくつか存在します。" for _ in range(16))
+    from siterag.enrich.kinds import structural_kind
+
+    assert structure(tutorial).blurbed == 0 and structural_kind(structure(tutorial)) == ""  # a list above the text
