@@ -388,11 +388,12 @@ def named_audience(name: str) -> str:
     return "manual" if _BEGINNERS_RE.search(unicodedata.normalize("NFKC", name or "")) else ""
 
 
-def decide(st: Structure, title: str = "", section: str = "", prose: str = "") -> str:
+def decide(st: Structure, title: str = "", section: str = "", prose: str = "", folder: str = "") -> str:
     """The kind of one page from its Structure, its own title and its section's name (see the module docstring);
-    `prose` is the embedder's choice for it ('' without)."""
+    `prose` is the embedder's choice for it ('' without); `folder`: the name of the folder the page is filed in
+    (`team`, `diary`), a word of the taxonomy where its title and section say none."""
     found = structural_kind(st)
-    said = named_kind(title) or named_audience(title) or named_kind(section)
+    said = named_kind(title) or named_audience(title) or named_kind(section) or named_kind(folder)
     if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
         return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
     if found in ("links", "photos") and st.entries and said == "diary":
@@ -470,7 +471,8 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
     asked = [p for p, (st, title, _) in pages.items() if embedder is not None
              and needs_prose(st, title, sections.get(p, ""))]
     prose = dict(zip(asked, prose_kinds([pages[p][2] for p in asked], embedder), strict=True))
-    out = {p: decide(st, title, sections.get(p, ""), prose.get(p, "")) for p, (st, title, _) in pages.items()}
+    out = {p: decide(st, title, sections.get(p, ""), prose.get(p, ""), _folder(p))
+           for p, (st, title, _) in pages.items()}
     groups: dict[str, list[str]] = {}  # the running text nothing else decides, by section
     for p, (st, title, _) in pages.items():
         if needs_prose(st, title, sections.get(p, "")) and p not in prose:
@@ -486,6 +488,11 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
         if script != p and script in pages and (said := named_kind(pages[script][1])):
             out[p] = said
     return out
+
+
+def _folder(path: str) -> str:
+    """The name of the folder a page is filed in (`team` of `team/stevewood.htm`), '' at the top."""
+    return path.rpartition("/")[0].rpartition("/")[2]
 
 
 def screenshots(kinds: dict[str, str]) -> dict[str, str]:

@@ -422,3 +422,14 @@ def test_links_to_the_sites_pages_each_with_a_paragraph_about_it_are_an_index():
     from siterag.enrich.kinds import structural_kind
 
     assert structure(tutorial).blurbed == 0 and structural_kind(structure(tutorial)) == ""  # a list above the text
+
+
+def test_the_folder_a_page_is_filed_in_names_its_kind_where_nothing_else_does():
+    """gyrobot's `team/stevewood.htm` (`I am a 32 year old design engineer…`), titled and sectioned by a name:
+    the folder `team` says it is a profile; a page's own structure and title still come first."""
+    from siterag.enrich.kinds import decide
+
+    bio = structure("I am a 32 year old design engineer who started out with an apprenticeship at Rover. " * 6)
+    assert decide(bio, "Steve Wood", "Steve Wood") == "essay"
+    assert decide(bio, "Steve Wood", "Steve Wood", folder="team") == "profile"
+    assert decide(bio, "日記", "", folder="team") == "diary"  # the title's word first
