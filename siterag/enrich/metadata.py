@@ -76,10 +76,13 @@ TITLE_LINE_CHARS = 80  # a longer first line is a sentence, not a title
 
 def first_line(markdown: str) -> str:
     """The first line of text of a page without a title or heading (a Word export's title is a styled paragraph:
-    `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one and more than a link
-    (a menu's first item, `[所 在 地](../002syozaiti/index.htm)`, names the page it leads to); else ''."""
-    lines = [_title_text(line) for line in _raw_opening(markdown, 3)
-             if normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line)))]  # a menu's link names another page
+    `つばさ ～創作にチャレンジしたい人たちのための創作劇～`), when it is short enough to be one and no item of a
+    menu the page opens with (two lines of links: `[所 在 地](../002syozaiti/index.htm)` names the page it leads
+    to; a heading that is a link, `**[心 を 育 て る](kokoro.html)**`, stays); else ''."""
+    opening = _raw_opening(markdown, 3)
+    linked = [not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))) for line in opening]
+    menu = sum(linked[:2]) == 2  # the page opens with links, one a line: a menu, whose items name other pages
+    lines = [_title_text(line) for line, link in zip(opening, linked, strict=True) if not (menu and link)]
     lines = [line for line in lines if _names_something(line)][:1]
     return lines[0] if lines and len(lines[0]) <= TITLE_LINE_CHARS and not _SENTENCE_END_RE.search(lines[0]) else ""
 

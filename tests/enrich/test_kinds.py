@@ -321,8 +321,8 @@ def test_forms_program_sources_blog_entries_and_tables_in_essays():
     chronology = "\n".join(["| 年 | 王 |", "|---|---|", *(f"| 7{i}0 BC | king {i} |" for i in range(9))])
     essay = "\n\n".join(["Hosea prophesied to the northern House of Israel over a very long period. " * 4] * 4)
     assert page_kind(essay + "\n\n" + chronology) == "essay" and page_kind("Kings.\n\n" + chronology) == "other"
-    pages = {p: (structure(PROSE_JA), "", "") for p in ("~patrick/index.html", "~patrick/cv/index.html")}
-    assert site_kinds(pages, {}) == {"~patrick/index.html": "index", "~patrick/cv/index.html": "essay"}
+    pages = {p: (structure(PROSE_JA), "", "") for p in ("~patrick/index.html", "~patrick/notes/index.html")}
+    assert site_kinds(pages, {}) == {"~patrick/index.html": "index", "~patrick/notes/index.html": "essay"}
 
 
 def test_a_table_of_contents_laid_out_in_a_table_is_an_index():
