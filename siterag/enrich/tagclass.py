@@ -102,6 +102,9 @@ _NOTE_HEADS = NOTE_WORDS | {"向け"}
 # FontForge's ファイルメニュー). The rubric's UI words.
 _UI_ACTIONS = frozenset("クリック ダブルクリック 押下 タップ ドラッグ スクロール 表示 選択 入力 削除 追加 変更 設定"
                         " 貼り付け".split())
+# The head of a label of a page's part, X の Y: how to do X, X's outline, list, works (文書のインストール方法,
+# プロジェクトの概要, 動画マニュアルの作品; not the suffix 方 of a work's name, 急須の選び方)
+_PART_LABELS = frozenset("方法 手順 仕方 やり方 概要 説明 紹介 一覧 作品".split())
 _UI_PARTS = frozenset("画面 ウィンドウ ウインドウ メニュー ボタン アイコン".split())
 # Nouns that follow what they measure or bound (1時間程度, 5人以上, 3日頃): a term starting with one was glued on
 # across a phrase boundary (どの程度効果がある -> 程度効果), the thing it bounds left behind.
@@ -118,12 +121,15 @@ def ja_phrase_kind(term: str, in_subject: bool = False, name: bool = False) -> s
     status word that is one word of the dictionary, 行方不明, only outside its title and headings), 'modifier'
     (a unit is a determiner: 同じウィンドウ), 'ui' (it is, or ends in, a word of working a screen: ダブルクリック,
     反転表示, VSTインスツルメントの設定; a screen's part, プルダウンメニュー, unless in the page's title or
-    headings). A whole `name` (a title, a link's label) of the form X の Y may end in an abstract suffix:
+    headings), 'label' (X の Y where Y says what a part of a page does: 文書のインストール方法,
+    プロジェクトの概要). A whole `name` (a title, a link's label) of the form X の Y may end in an abstract suffix:
     急須の選び方 names a page."""
     units = ja_morphemes(term)
     if not units:
         return ""
     last, last_pos = units[-1]
+    if "の" in [u for u, _ in units[1:-1]] and last in _PART_LABELS:
+        return "label"  # 文書のインストール方法, プロジェクトの概要: what a part does, no term to file it under
     if len(units) >= 2:
         if units[0][0] in _FOLLOWING_NOUNS:
             return "run-on"
