@@ -1013,14 +1013,14 @@ def signed_date(line: str, order: str | None = None) -> str | None:
     return None
 
 
-_KANA_RE = re.compile(r"[\u3041-\u309f]")
+_HIRAGANA_RE = re.compile(r"[\u3041-\u309f]")  # a particle, a verb's ending
 
 
 def _signature(rest: str, tail: str) -> bool:
     """Whether what follows a date is its writer's name: set apart by a space, short, without a particle, a
     digit or an event's word (`1995年6月21日発売`, `…に公演` are about something else)."""
     return (len(rest) <= SIGNATURE_CHARS and tail.endswith(rest) and tail[:-len(rest)][-1:].isspace()
-            and not _KANA_RE.search(rest) and not _DIGIT_RE.search(rest) and not _EVENT_RE.match(rest))
+            and not _HIRAGANA_RE.search(rest) and not _DIGIT_RE.search(rest) and not _EVENT_RE.match(rest))
 
 
 _HINT_YEAR_RE = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")

@@ -845,3 +845,10 @@ def test_a_date_a_sentence_goes_on_from_is_when_something_was_done_not_the_pages
     assert content_date("**教育・エッセイ**\n\n平成１５年８月４日(月)に北教育センターで行いました講演の内容\n") is None
     assert content_date("タイトル\n\n2003年8月4日に更新しました\n") == "2003-08-04"
     assert content_date("タイトル\n\n2003年8月4日 晴れ\n") == "2003-08-04"
+
+
+def test_a_page_written_in_katakana_is_japanese_for_its_numeric_dates():
+    """`05/03/01` on a Japanese page is year/month/day; a page whose kana are katakana is Japanese too (the
+    signature check's hiragana pattern once took the name of the kana pattern and hid the katakana)."""
+    page = "## 05/03/01\n\nコンピュータ・アップデート・メモ\n\n## 12/03/01\n\nソフトウェア・インストール・ログ\n"
+    assert numeric_order(page) == "ymd"
