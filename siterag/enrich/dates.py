@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -1184,28 +1185,16 @@ def in_sequence(dates: list[str]) -> list[str]:
     for sign in (1, -1):
         tails: list[tuple[str, ...]] = []  # the best subsequence ending at each length, by its last date
         for d in dates:
-            key = _order_key(d, sign)
-            lo, hi = 0, len(tails)
-            while lo < hi:  # the first tail whose last date is after this one
-                mid = (lo + hi) // 2
-                if _order_key(tails[mid][-1], sign) <= key:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            run = (tails[lo - 1] if lo else ()) + (d,)
-            tails[lo:lo + 1] = [run]
+            at = bisect_right(tails, _order_key(d, sign), key=lambda run: _order_key(run[-1], sign))
+            tails[at:at + 1] = [(tails[at - 1] if at else ()) + (d,)]
         if tails and len(tails[-1]) > len(best):
             best = list(tails[-1])
     return best if len(best) >= IN_SEQUENCE_SHARE * len(dates) else list(dates)
 
 
-def _inverted(iso: str) -> str:
-    """An ISO date's key in the opposite order (newest first sorts first)."""
-    return "".join(chr(0x10FFFF - ord(ch)) for ch in iso)
-
-
 def _order_key(iso: str, sign: int) -> str:
-    return iso if sign == 1 else _inverted(iso)
+    """An ISO date's key in the order `sign` says: as written (1), or newest first (-1: each character inverted)."""
+    return iso if sign == 1 else "".join(chr(0x10FFFF - ord(ch)) for ch in iso)
 
 
 def _without_entries(markdown: str, name_date: str | None) -> Entries:

@@ -252,7 +252,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     `facts` are the page's (page_facts), when already known; `page_title`: its <title> where a title of its own
     replaces it (a diary's series named there: summary.entry_series); `names`: the site's whole names (site_names: its
     titles and link texts); `site_own`: the site's own names, folded (own_site_names), never a tag; `site_parts`: the
-    site's sections, for its home page (site_parts). The tags are
+    site's sections, for its home page (home_parts). The tags are
     terms and whole names of the page's own text (not only in the lines the site repeats), its title's subject
     among them; the summary is the page's lead (choose_summary), or on a page
     of entries, a list, a table or short lines, one composed from its structure (composed_summary)."""
@@ -684,7 +684,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
               for d in docs}  # what the page is and where it sits in its site, whoever wrote its other fields
     names = site_names(dict.fromkeys([*(without_banner(d.page_title, *banner) for d in docs
                                         if d.title not in shared_titles), *link_texts]))
-    contents = site_parts(sections.values(), site_own)
+    contents = home_parts(sections.values(), site_own)
     new: dict[str, dict] = {}  # machine fields of the documents that wait for their category
     texts: list[str] = []
     rewritten = 0
@@ -744,7 +744,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
             "seconds": round(time.perf_counter() - started, 2)}
 
 
-def site_parts(sections: Iterable[str], site_own: Collection[str] = ()) -> list[str]:
+def home_parts(sections: Iterable[str], site_own: Collection[str] = ()) -> list[str]:
     """The site's sections as its home page names what it holds: most pages first, none that is the site's own
     name (own_site_names) or holds a single page; none unless they hold half of the site's pages (a site whose
     pages are each a section of their own, or of none, has no sections to name)."""

@@ -80,7 +80,7 @@ def first_line(markdown: str) -> str:
     menu the page opens with (two lines of links: `[所 在 地](../002syozaiti/index.htm)` names the page it leads
     to; a heading that is a link, `**[心 を 育 て る](kokoro.html)**`, stays); else ''."""
     opening = _raw_opening(markdown, 3)
-    linked = [not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))) for line in opening]
+    linked = [_links_only(line) for line in opening]
     menu = sum(linked[:2]) == 2  # the page opens with links, one a line: a menu, whose items name other pages
     lines = [_title_text(line) for line, link in zip(opening, linked, strict=True) if not (menu and link)]
     lines = [line for line in lines if _names_something(line)][:1]
@@ -115,7 +115,12 @@ def _title_text(line: str) -> str:
 def _table_cells(row: str) -> tuple[list[str], list[str]]:
     """A table row's cells with text, and those of them with words outside links (not only a button)."""
     cells = [cell for cell in row.strip().strip("|").split("|") if _plain(cell)]
-    return cells, [cell for cell in cells if normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", cell)))]
+    return cells, [cell for cell in cells if not _links_only(cell)]
+
+
+def _links_only(text: str) -> bool:
+    """Whether a line or a cell holds nothing but links and pictures (a menu's item, a button)."""
+    return not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", text)))
 
 
 def _raw_opening(markdown: str, count: int) -> list[str]:
@@ -156,7 +161,7 @@ def _opening(markdown: str, count: int) -> list[tuple[str, bool, bool, bool]]:
         if text:
             if len(found) == count:
                 break
-            found.append((text, True, not normalise(_MD_LINKS_RE.sub("", _MD_IMAGE_RE.sub("", line))),
+            found.append((text, True, _links_only(line),
                           line.startswith("#")))
     if found:
         found[-1] = (found[-1][0], found[-1][1] and len(found) == count, *found[-1][2:])

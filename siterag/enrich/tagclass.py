@@ -466,8 +466,6 @@ def table_code(term: str, text: str) -> bool:
     return bool(lines) and all(line.startswith("|") or line.strip("*_ ") == term for line in lines)
 
 
-
-
 LABEL_LINES = 3  # a term alone on this many lines, and nowhere else, labels the page's parts
 
 

@@ -241,12 +241,12 @@ def test_a_heading_drawn_as_a_picture_says_what_the_page_is_and_a_photo_does_not
 
 def test_a_home_page_says_what_the_site_holds_by_its_sections():
     """leftyuncle's home, its menu taken by the template, was `リンク集、6件: MyMaster / …`."""
-    from siterag.enrich.enrich import site_parts
+    from siterag.enrich.enrich import home_parts
 
     sections = ["weblog"] * 69 + ["TIPS"] * 24 + ["axis"] * 9 + ["Works"] * 8 + ["MyMaster", ""] + ["Lefty Uncle"] * 3
-    parts = site_parts(sections, {"lefty uncle"})
+    parts = home_parts(sections, {"lefty uncle"})
     assert parts == ["weblog", "TIPS", "axis", "Works"]  # most pages first; no single page; not the site's name
-    assert site_parts(["Site Map", "Site Map", "Steve Wood", "Steve Wood", *"abcdefghijklm"]) == []  # no sections
+    assert home_parts(["Site Map", "Site Map", "Steve Wood", "Steve Wood", *"abcdefghijklm"]) == []  # no sections
     body = ("[MyMaster](mymaster.html)\n\n[パソコン支援](integreq.html)\n\nLastupdate 2013-10-26  \n"
             "「weblog」「software」を更新しました。\n")
     sentences = page_sentences(body)
