@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             if not layout.corpus.is_dir():
                 layout, _ = build_site(site, SHARED_SITES / site, data)
             docs = corpus_docs(layout)
-            pages = {str(f.get("path") or rel): (structure(body, normalized_html(layout, str(f.get("path") or rel))),
+            pages = {str(f.get("path") or rel): (structure(body, normalized_html(layout, str(f.get("path") or rel)),
+                                                           bool(f.get("date"))),
                                                  str(f.get("page_title") or f.get("title") or ""),
                                                  f"{f.get('title') or ''}\n" + "\n".join(opening_lines(body)))
                      for rel, f, body in docs}

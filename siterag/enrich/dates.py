@@ -867,7 +867,8 @@ _LINK_LABEL_RE = re.compile(r"^\[(.*)\]\([^)]*\)$", re.DOTALL)
 def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     """The first full date at the start of a line among the document's first `lines` non-empty lines, else the
     date of the page's labelled dates anywhere in it (`stamp_date`: `Last updated: May 31, 2001`, `[日時]
-    2004年12月9日`); a lone date in a link to another page is that page's (_AWAY_LINK_RE)."""
+    2004年12月9日`); a lone date in a link to another page is that page's (_AWAY_LINK_RE), and so is one that
+    signs a paragraph under such a link (an index's blurb of the page, signed with its day)."""
     seen = 0
     order = numeric_order(markdown)
     all_lines = markdown.splitlines()
@@ -875,19 +876,22 @@ def content_date(markdown: str, lines: int = CONTENT_LINES) -> str | None:
     dated_links = sum(any(parse_date_line(_LINK_LABEL_RE.sub(r"\1", m.group()), order) for m in
                           _AWAY_LINK_RE.finditer(line)) for line in opening)
     previous = ""
+    under_link = False  # the line before links to another page: a sentence signed under it is that page's blurb
     for line in all_lines:
         if not line.strip() or line.startswith(_FENCE):
             continue
         seen += 1
         if seen > lines:
             break
+        linked = bool(_AWAY_LINK_RE.search(line))
         if dated_links < 2:  # one dated link dates the page it leads to; a list of them (news, contents) this one
             line = _AWAY_LINK_RE.sub("→", line)
         text = _LIST_RE.sub("", line.strip().lstrip("|").strip())
-        found = parse_date_line(text, order) or _trailing_date(text, order)
+        found = parse_date_line(text, order) or (
+            None if under_link and signed_date(text, order) else _trailing_date(text, order))
         if found and found.date and not _EVENT_RE.match(found.rest) and not other_label(previous):
             return found.date
-        previous = text
+        previous, under_link = text, linked
     return stamp_date(all_lines, order)
 
 
@@ -985,17 +989,20 @@ _SUFFIX_LABEL_RE = re.compile(r"^\s*(?:\d{1,2}\s*[:：時]\s*\d{1,2}分?\s*)?"
 
 def stamp_date(lines: list[str], order: str | None = None) -> str | None:
     """A page's date from its labelled dates: the latest update stamp (a page updated section by section says
-    `Last Update:` under each), else the first other labelled date (an event's or posting's day)."""
+    `Last Update:` under each), else the first other labelled date (an event's or posting's day), else the date
+    a paragraph is signed with (signed_date), not one under a link to another page (an index's blurb of it)."""
     updates: list[str] = []
     other = signed = None
+    previous = ""
     for line in lines:
         found = labelled_date(line, order)
         if found and found[1]:
             updates.append(found[0])
         elif found and other is None:
             other = found[0]
-        elif not found and signed is None:
-            signed = signed_date(line, order)
+        elif not found and signed is None and not _AWAY_LINK_RE.search(previous):
+            signed = signed_date(line, order)  # (under a link to another page: that page's blurb, signed)
+        previous = line if line.strip() else previous
     return max(updates) if updates else other or signed
 
 

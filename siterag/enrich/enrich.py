@@ -585,7 +585,8 @@ def _site_doc(layout: SiteLayout, rel: str, fields: dict, body: str, target: boo
     html = normalized_html(layout, path)
     return _Doc(rel, path, content_hash(body), target, normalise(page_title),
                 tuple(normalise(line) for line in opening_lines(body)), not stale_title(page_title, body),
-                page_title, structure(body, html), tuple(link_refs(html)) if html else ())
+                page_title, structure(body, html, bool(fields.get("date"))),
+                tuple(link_refs(html)) if html else ())
 
 
 def _page_title(fields: dict) -> str:

@@ -126,6 +126,27 @@ def byline(body: str, title: str) -> str:
     return names[0] if len(names) == 1 else ""
 
 
+def work_above_name(body: str, title: str) -> str:
+    """What a page titled by a person's name is: the line right above that name among the opening lines, when it
+    names something (a talk's `SmartWeb: Towards Semantic Web Services…` above `Wolfgang Wahlster` and his
+    affiliation); '' when the title is no name, the name is not on a line of its own there, or the line above
+    it is a date, a sentence or a link."""
+    key = _plain(title)
+    if not key or not person_name(title):
+        return ""
+    above = ""
+    for line in [x for x in body.splitlines() if x.strip()][:BYLINE_LINES]:
+        text = " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).replace("\\", " ").split())
+        if _plain(text) == key:
+            dated = (found := parse_date_line(above)) and found.date
+            named = len(above) <= TITLE_CHARS and sentence_terms(above) and not _ENDS_SENTENCE_RE.search(above)
+            return above if above and named and not dated else ""
+        if sum(map(str.isalpha, text)) >= BYLINE_TEXT:
+            break
+        above = text
+    return ""
+
+
 _PICTURE_LINE_RE = re.compile(r'^!\[[^\]]*\]\(\s*<?(?P<src>[^)\s>]*)>?\s+"(?P<caption>[^"]*)"\s*\)$')
 _PHOTO_FILE_RE = re.compile(r"\.jpe?g$", re.IGNORECASE)  # a photograph; words drawn as a picture are a GIF, a PNG
 _FILE_WORDS_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|\d\s*kb\b|"
@@ -155,7 +176,10 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
         return ""
     # an entry's heading goes with its date
     heading = "" if not with_heading or entry_note(body, False) else own_heading(body, name) or byline(body, name)
-    if len(name) > TITLE_CHARS:
+    work = "" if heading or not with_heading else work_above_name(body, name)
+    if work and len(work) + len(name) <= TITLE_CHARS + 16:  # the talk, then its speaker: `SmartWeb: … — Wahlster`
+        name = f"{work} — {name}"
+    elif len(name) > TITLE_CHARS:
         name = name[:TITLE_CHARS - 1].rstrip() + "…"
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
         name = f"{name} — {heading}"

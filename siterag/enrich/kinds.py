@@ -216,6 +216,7 @@ class Structure:
     code: int = 0  # characters that program source is full of and text is not: { } ; $
     toc: int = 0  # table rows that lead to a page of the site no row before led to (a table of contents)
     blurbed: int = 0  # lines of links to the site's pages that a paragraph about them follows
+    dated: bool = False  # the page has a date of its own (its entries', its file name's, a written line's)
 
 
 def program(html: str) -> tuple[int, int, int, int]:
@@ -231,9 +232,9 @@ def program(html: str) -> tuple[int, int, int, int]:
             sum(len("".join(_TAG_RE.sub("", text).split())) for text in marquees), len(_FIELD_TAG_RE.findall(html)))
 
 
-def structure(body: str, html: str = "") -> Structure:
+def structure(body: str, html: str = "", dated: bool = False) -> Structure:
     """Count what `body` (a corpus Markdown body) is made of; `html` (its normalized page, where there is one)
-    adds its players and scripts."""
+    adds its players and scripts; `dated`: the document has a date of its own (its front matter's)."""
     decoration = repeated_pictures(body)  # bullets and rules are no pictures of the page
     lines = [line for line in (without_pictures(raw, decoration).strip() for raw in body.splitlines()) if line]
     internal = external = images = items = rows = headings = chars = verse = prose = toc = in_cells = 0
@@ -287,7 +288,8 @@ def structure(body: str, html: str = "") -> Structure:
     entries = sum(1 for _ in ENTRY_HEADING_RE.finditer(body))
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
-                     len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc, blurbed)
+                     len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc, blurbed,
+                     dated)
 
 
 def _with_recordings(found: tuple[int, int, int, int], recordings: int) -> tuple[int, int, int, int]:
@@ -310,8 +312,13 @@ def manual_like(st: Structure) -> bool:
 
 def media_like(st: Structure) -> bool:
     """A page whose content is a program or a player: an applet, a Flash movie or a video with little text of its
-    own (less than MEDIA_TEXT), or inline script SCRIPT_SHARE times longer than all its text (a script's effect)."""
-    return st.players > 0 and st.text_chars - st.moving < MEDIA_TEXT \
+    own (less than MEDIA_TEXT; twice that where the text tells how to work it, naming UI_WORDS parts of an
+    interface, and links nowhere: `Press right mouse button over Gyrobot below…` over a 3D model's viewer, not a
+    page of downloads with their demo videos), or inline script
+    SCRIPT_SHARE times longer than all its text (a script's effect)."""
+    text = st.text_chars - st.moving
+    worked = text < 2 * MEDIA_TEXT and st.ui >= UI_WORDS and not st.internal + st.external
+    return st.players > 0 and (text < MEDIA_TEXT or worked) \
         or st.script >= SCRIPT_CHARS and st.script >= SCRIPT_SHARE * st.chars
 
 
@@ -383,17 +390,29 @@ def named_kind(name: str) -> str:
     return max(found)[2] if found else ""
 
 
+def section_kind(name: str) -> str:
+    """The kind a section's (or a folder's) name says of the pages in it: named_kind, less `index` (the pages
+    under `目次` or `Site Map` are what it lists, not more tables of contents)."""
+    said = named_kind(name)
+    return "" if said == "index" else said
+
+
 def named_audience(name: str) -> str:
     """`manual` where a title says whom it teaches (初心者向け…, …入門編, for beginners) wherever in the title; ''."""
     return "manual" if _BEGINNERS_RE.search(unicodedata.normalize("NFKC", name or "")) else ""
 
 
-def decide(st: Structure, title: str = "", section: str = "", prose: str = "", folder: str = "") -> str:
+def decide(st: Structure, title: str = "", section: str = "", prose: str = "", folder: str = "",
+           dated_section: bool = False) -> str:
     """The kind of one page from its Structure, its own title and its section's name (see the module docstring);
     `prose` is the embedder's choice for it ('' without); `folder`: the name of the folder the page is filed in
-    (`team`, `diary`), a word of the taxonomy where its title and section say none."""
+    (`team`, `diary`), a word of the taxonomy where its title and section say none; `dated_section`: most pages of
+    its section have a date of their own (a diary's days, a blog's posts), so one without is no diary page."""
     found = structural_kind(st)
-    said = named_kind(title) or named_audience(title) or named_kind(section) or named_kind(folder)
+    placed = section_kind(section) or section_kind(folder)
+    if placed == "diary" and dated_section and not (st.entries or st.dated):  # among the diary's days, with none
+        placed = ""  # of its own: a note on the diary (its bibliography, an article), the blog's error page
+    said = named_kind(title) or named_audience(title) or placed
     if found == "diary" and said in ENTRY_KINDS or found in ("index", "links") and named_kind(title) == "news":
         return said  # dated entries, or dated links, of news (`更新履歴`, `新着情報`)
     if found in ("links", "photos") and st.entries and said == "diary":
@@ -435,7 +454,7 @@ def guessed(kind: str, st: Structure, title: str = "", section: str = "") -> boo
     """Whether `kind` is a default rather than what the page shows or says: running text taken for an `essay`,
     little text for `other`, one or two pictures for `photos` — with no word of the taxonomy in its title or
     section to bear it out."""
-    if named_kind(title) or named_kind(section):
+    if named_kind(title) or section_kind(section):
         return False
     return kind in ("essay", OTHER_KIND) or kind == "photos" and st.images < 3
 
@@ -447,7 +466,7 @@ def page_kind(body: str, title: str = "", section: str = "", prose: str = "") ->
 
 def needs_prose(st: Structure, title: str = "", section: str = "") -> bool:
     """Whether the embedder's prose kind would decide this page (no structure or word decides it)."""
-    return not structural_kind(st) and not named_kind(title) and not named_kind(section) \
+    return not structural_kind(st) and not named_kind(title) and not section_kind(section) \
         and st.text_chars >= PROSE_CHARS
 
 
@@ -471,7 +490,11 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
     asked = [p for p, (st, title, _) in pages.items() if embedder is not None
              and needs_prose(st, title, sections.get(p, ""))]
     prose = dict(zip(asked, prose_kinds([pages[p][2] for p in asked], embedder), strict=True))
-    out = {p: decide(st, title, sections.get(p, ""), prose.get(p, ""), _folder(p))
+    dated: dict[str, list[bool]] = {}  # each section's pages: whether each has a date of its own
+    for p, (st, _, _) in pages.items():
+        dated.setdefault(sections.get(p, ""), []).append(bool(st.entries or st.dated))
+    out = {p: decide(st, title, sections.get(p, ""), prose.get(p, ""), _folder(p),
+                     2 * sum(dated[sections.get(p, "")]) > len(dated[sections.get(p, "")]))
            for p, (st, title, _) in pages.items()}
     groups: dict[str, list[str]] = {}  # the running text nothing else decides, by section
     for p, (st, title, _) in pages.items():
@@ -491,8 +514,10 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
 
 
 def _folder(path: str) -> str:
-    """The name of the folder a page is filed in (`team` of `team/stevewood.htm`), '' at the top."""
-    return path.rpartition("/")[0].rpartition("/")[2]
+    """The name of the nearest folder a page is filed in that names a kind (`team` of `team/stevewood.htm`,
+    `pictures` of `~patrick/pictures/kyoto/porn.html`), else the one it is in; '' at the top."""
+    folders = path.split("/")[:-1][::-1]
+    return next((f for f in folders if section_kind(f)), folders[0] if folders else "")
 
 
 def screenshots(kinds: dict[str, str]) -> dict[str, str]:

@@ -180,16 +180,25 @@ def own_title(title: str, markdown: str, shared_titles: Collection[str], shared_
     """The page's own title where its <title> does not name it: one many pages of its site share (`Universal
     Design of Digital City` on every talk of a symposium), or one copied from another page that the page's text
     does not bear out (a nature walk in Hokkaido saved from the Yakushima page, still titled `自然紀行 九州 屋久島
-    夏`: see stale_title). It is the first opening line that is neither a line many pages open with (the
-    symposium's name above each talk) nor a date nor a numbered figure's caption, a Japanese title broken over
-    lines joined (`デジタルシティは` / `エコシステム`). The site's home page (`index.html` at the top) and a page
-    opening with its title keep it. Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two
-    pages hold, one of which bears it out); '' when the title stays."""
+    夏`: see stale_title), or one the text does not mention at all over a page that opens with its own heading
+    (a play `# とも` under `○春日高校・部室前の廊下`, a scene of the script it was made from: unmentioned_title).
+    It is the first opening line that is neither a line many pages open with (the symposium's name above each
+    talk) nor a date nor a numbered figure's caption, a Japanese title broken over lines joined (`デジタルシティは`
+    / `エコシステム`). The site's home page (`index.html` at the top) and a page opening with its title keep it.
+    Keys are siterag.extract.blocks.normalise'd (`copied_titles`: titles two pages hold, one of which bears it
+    out); '' when the title stays."""
     key = normalise(title)
-    if not key or is_home(path) or not (
-            key in shared_titles or (key in copied_titles and stale_title(title, markdown))):
+    if not key or is_home(path):
         return ""
     lines = _opening(markdown, 8)
+    first = next((line for line in markdown.splitlines() if line.strip()), "")
+    # the page opens with a heading of plain words: no link, no number (a series' `チュートリアル (その 8)` over
+    # its part's own <title>), no sentence (`Welcome to …`)
+    headed = first.startswith("#") and "](" not in first and not re.search(r"\d", unicodedata.normalize(
+        "NFKC", first)) and not _SENTENCE_END_RE.search(first.rstrip())
+    if not (key in shared_titles or key in copied_titles and stale_title(title, markdown)
+            or headed and unmentioned_title(title, markdown)):
+        return ""
     if len(ENTRY_HEADING_RE.findall(markdown)) > 1:  # on a page of entries, the first entry's heading is no title
         lines = [(text, more, links, False) for text, more, links, _ in lines]
     if any(key == normalise(text) and key not in shared_lines for text, *_ in lines[:3]):
@@ -380,6 +389,21 @@ def stale_title(title: str, markdown: str) -> bool:
     text never mentions: `自然紀行 九州 屋久島 夏` over a walk in Hokkaido."""
     parts = [part for part in _TITLE_PARTS_RE.split(title) if len(part) >= 2]
     return bool(parts) and 2 * sum(part in markdown for part in parts) < len(parts)
+
+
+def unmentioned_title(title: str, markdown: str) -> bool:
+    """A title of which the page's text holds nothing: no two kanji or katakana of it in a row (`廊下`, `部室`),
+    none of its Latin words (3 letters or more, in any case) or numbers (a year)."""
+    written = unicodedata.normalize("NFKC", title).casefold()
+    words = [w for w in _TITLE_WORD_RE.findall(written)]
+    for run in _JA_RUN_RE.findall(written):
+        words += [run[i:i + 2] for i in range(len(run) - 1)]
+    text = unicodedata.normalize("NFKC", markdown).casefold()
+    return bool(words) and not any(word in text for word in words)
+
+
+_TITLE_WORD_RE = re.compile(r"[a-z]{3,}|\d{3,}")
+_JA_RUN_RE = re.compile(r"[\u30a1-\u30ff\u3400-\u9fff々〆ヶ]{2,}")  # kanji and katakana
 
 
 TITLE_BREAK_CHARS = 40  # a Japanese title broken over lines is this short, joined

@@ -6,7 +6,8 @@ A site names its sections in its menus: the link text of the menu entry that lea
 
 * a page in a folder belongs to the folder's section (the first folder below those every page shares); a page at
   the top of the site is a section of its own, and a top page linked only from one other section head (a
-  Homepage Builder site, every page `newpageN.htm` at the top) belongs to that head's section;
+  Homepage Builder site, every page `newpageN.htm` at the top) belongs to that head's section, unless the site
+  names that head as its map or contents (the guestbook's thank-you page is no part of `Site Map`);
 * a section is named by, in this order: the most frequent link text of links from outside the section to its head
   page (the folder's index page, else its most linked page); the head page's own title; the folder's name when it
   is a word (`diary`, `books`; not `001sucript`, `kip`); else none (`kind(path)`: '' in the site pass, which
@@ -26,6 +27,8 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable
+
+from siterag.enrich.kinds import named_kind
 
 LABEL_CHARS = 20  # a menu entry, not a sentence
 MAX_SECTIONS = 12  # top pages named as sections of their own, at most: more are a table of contents
@@ -177,10 +180,12 @@ def site_categories(paths: list[str], links: dict[str, list[tuple[str, str]]], t
     heads = {p for p in paths if section[p] == p and len(linkers[p]) >= 2 and incoming[p]}
     if len(heads) > MAX_SECTIONS:
         heads = set(sorted(heads, key=lambda p: (-len(linkers[p]), p))[:MAX_SECTIONS])
+    # a head the site names as its map or contents (`Site Map`, `目次`): the pages it alone links to are no part of it
+    maps = {h for h in heads if named_kind(_section_name(h, [h], common, incoming, titles)) == "index"}
     for p in paths:
         if section[p] == p and p not in heads and len(linkers[p]) == 1:
             (parent,) = linkers[p]
-            if parent in heads and section.get(parent) == parent:
+            if parent in heads and section.get(parent) == parent and parent not in maps:
                 section[p] = parent
     members: dict[str, list[str]] = defaultdict(list)
     for p in paths:

@@ -406,15 +406,19 @@ def leans_back(sentence: str, title: str = "") -> bool:
     return not (noun and len(noun) >= 2 and noun.casefold() in title.casefold())
 
 
-# A sentence that opens on a connective or a word pointing back (`そして`, `このとき`, `一方`, `And`, `However`)
-# continues a thought begun before it: no place for a summary to start.
+# A sentence that opens on a connective or a word pointing back (`そして`, `更に`, `このとき`, `一方`, `And`, `However`)
+# continues a thought begun before it, and one opening an aside (`全然関係無いけど`, `By the way`) leaves the page's
+# subject: no place for a summary to start.
 _LEANS_BACK_RE = re.compile(
     r"^(?:そして|しかし|しかも|だが|でも|なので|ですので|なのに|それなのに|と言うか|というか|また[、，]|さらに|それで|それから|それに|それでも|それは|ところが|ところで|"
     r"つまり|なお|一方|このとき|この時|その時|その後|そのため|そこで|だから|したがって|ただし|けれども|けれど|"
     r"または|あるいは|もしくは|例えば|たとえば|次に|最後に|さて|ちなみに|とはいえ|よって|むしろ|というのは|というのも|なぜなら|"
+    r"更に|又[、，]|尚[、，]|但し|即ち|すなわち|従って|故に|加えて|因みに|おまけに|その上|"  # (written in kanji)
+    r"ですが|だけど|けど|あっ[、，!！]|おっと|"  # a colloquial `but`; an afterthought's `oh,`
+    r"(?:全然|全く|まったく)?関係(?:無|な)い(?:けど|けれど|が|です)|余談|話は変わ|"  # an aside: off the page's subject
     r"(?:And|But|So|Then|Also|However|Thus|Therefore|Moreover|Furthermore|Besides|Otherwise|Or|Instead|Hence|Yet|"
     r"Still|Finally|Next|Meanwhile|Indeed|Nevertheless|Nonetheless|Likewise|Similarly|For (?:example|instance)|"
-    r"In (?:addition|fact|turn)|As a result|Of course|If (?:so|not))\b"
+    r"In (?:addition|fact|turn)|As a result|Of course|If (?:so|not)|By the way|Incidentally|Anyway|Oh|Oops)\b"
     r"|[のはがをにへや][、\u4e00-\u9fff])")  # a particle first: the sentence was cut after its noun (`の時、`)
 
 
@@ -591,8 +595,9 @@ def _structure(body: str) -> dict:
                 captions += [" ".join(_BR_RE.sub(" ", c).split()) for c in cells if sum(map(str.isalpha, c)) >= 2]
             (rows if header else header).extend([cells] if header else cells)
             continue
-        for alt in _MD_IMAGE_ALT_RE.findall(line):
+        for picture in _MD_IMAGE_ALT_RE.finditer(line):  # its alt text, else its title (a tooltip caption)
             images += 1
+            alt = picture[1] if sum(map(str.isalpha, picture[1])) >= 2 else picture[2] or ""
             if sum(map(str.isalpha, alt)) >= 2 and not _FILE_NAME_RE.search(alt):
                 alts.append(alt.strip())
         plain = " ".join(HARD_BREAK_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).split()).strip("*_ ")
@@ -630,7 +635,7 @@ _BR_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # `火曜日 16時05分22秒`): no title of the entry.
 _TIME_BITS_RE = re.compile(r"[(（][月火水木金土日](?:曜日?)?[)）]|[月火水木金土日]曜日|"
                            r"[\d０-９]+時(?:[\d０-９]+分)?(?:[\d０-９]+秒)?|[\d０-９]+[年月日]|^[月火水木金土日][)）]|[～〜~]|[\d０-９]{1,2}:[\d０-９]{2}(?::[\d０-９]{2})?")
-_MD_IMAGE_ALT_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_IMAGE_ALT_RE = re.compile(r'!\[([^\]]*)\]\([^)\s]*(?:\s+"([^"]*)")?[^)]*\)')
 _FILE_NAME_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp)\b|^(?:image|img|photo|pic|dsc|p)[\d_ -]*$", re.IGNORECASE)
 _EXTERNAL_RE = re.compile(r"\]\((?:https?:)?//", re.IGNORECASE)
 # A numbered heading of a contents list: `４．大気の大循環`, `第3章 風`, `Chapter 2`, `2.1 Winds`.
@@ -743,10 +748,10 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     40件: A / B / C ほか`), a list or table (`T: list of 12 items: A / B / C …`), pictures (`写真 12枚: A / B …`
     on a photos page, else `画像`), or verse (`T: 詩・歌詞 24行（4連）、「A」で始まる。`). Only the page's own
     facts: counts, dates, the titles of entries, items, rows, pictures; a diary whose entries have no titles names
-    `topics` (terms of its text, when given). `series`: what the entries are, named by a title (entry_series:
-    `Diary of a Birmingham schoolboy, 31 entries, …`), said instead of `Diary`. '' when the page is prose, or
-    `lead` (the chosen lead) comes from a paragraph of its own and the page is no list of entries (a link list
-    under an introduction keeps the introduction)."""
+    `topics` (terms of its text, when given), else its pictures' captions. `series`: what the entries are, named
+    by a title (entry_series: `Diary of a Birmingham schoolboy, 31 entries, …`), said instead of `Diary`. ''
+    when the page is prose, or `lead` (the chosen lead) comes from a paragraph of its own and the page is no list
+    of entries (a link list under an introduction keeps the introduction)."""
     st = _structure(body)
     ja = _is_ja(summary_source(MD_IMAGE_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
@@ -758,9 +763,11 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
             titled = _topics(body, name)
         span = date_range(dates[0], dates[-1], ja)
         label = series or ENTRY_LABELS.get(kind, ("日記", "Diary"))[0 if ja else 1]  # `kind`: the page's (kinds)
-        shown = f": {_quoted(titled, ja)}" if titled else ""
         # no titles, or one running feature (`Korean Diary`): then what the text names besides
         named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)] if len(titled) < 2 else []
+        if not titled and not named and len(st["alts"]) >= 2:  # a build log of photographs: what they show
+            titled = list(dict.fromkeys(st["alts"]))
+        shown = f": {_quoted(titled, ja)}" if titled else ""
         if ja:
             shown = f"{shown.rstrip('。')}。話題: {'、'.join(named)}" if named else shown
             return f"{label} {span}、{len(entries)}件{shown}"
@@ -773,6 +780,10 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         if ja:
             return f"「{name}」の曲目: {len(tracks)}曲、「{_clip(tracks[0])}」から「{_clip(tracks[-1])}」まで。"
         return f"Track list of {name}: {len(tracks)} titles, from '{_clip(tracks[0])}' to '{_clip(tracks[-1])}'."
+    fields = _field_lines(body)
+    if len(fields) >= COMPOSE_ITEMS:  # a sheet of fields: what each says, not the note above them
+        named = name and squeezed(fields[0].split(": ", 1)[0]) != squeezed(name)  # (a photo's caption: its title)
+        return f"{name}: {_quoted(fields, ja)}" if named else _quoted(fields, ja)
     if lead and not _lead_from_structure(lead, st):
         return ""
     links, items, short, numbered = st["links"], st["items"], st["short"], st["numbered"]
@@ -789,7 +800,7 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     if len(rows) >= COMPOSE_ITEMS and len(rows) >= st["text"]:
         key = _named_column(rows)  # rows numbered in their first cells are named in the next
         columns = " / ".join(_clip(h, 20) for h in st["header"][key:] if h)
-        firsts = [r[key] for r in rows if len(r) > key and r[key]]
+        firsts = _fields(rows) or [r[key] for r in rows if len(r) > key and r[key]]
         own = st["table_heading"]  # the heading above the table says what its rows are (THE BRITISH EMPIRE IN 1921)
         if own and squeezed(own) not in squeezed(name) and sum(map(str.isalpha, own)) >= 3:
             label = f"{name} — {own}: " if name else f"{own}: "
@@ -819,6 +830,71 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         parts = f"{len(short)} lines" + (f" in {stanzas} stanzas" if stanzas > 1 else "")
         return f"{label}verse or lyrics, {parts}, beginning '{_clip(short[0])}'."
     return ""
+
+
+FIELD_CHARS = 16  # a field's name in a table of fields and their values is this short (`CPU`, `日時：`)
+FIELD_SHARE = 0.8  # of the rows, this share or more a name and a value
+
+
+def _fields(rows: list[list[str]]) -> list[str]:
+    """A table of fields and their values (two cells a row, the first a short name: a PC's parts, a meeting's
+    `日時：` and `場所：`, a profile) as `name: value` items (`CPU: Intel Core2 Duo E8200 2.66GHz`); [] for any
+    other table."""
+    pairs = [[c for c in r if c] for r in rows]
+    named = [p for p in pairs if len(p) == 2 and len(p[0]) <= FIELD_CHARS and sum(map(str.isalpha, p[0])) >= 1]
+    if len(named) < FIELD_SHARE * len(rows) or len({p[0] for p in named}) < len(named):
+        return []
+    return [f"{p[0].strip().rstrip(':：').strip()}: {p[1]}" for p in named]
+
+
+FIELD_VALUE_CHARS = 100  # ... and half the values this short (`98kg.`, `About 20 mph.`): no subheads' paragraphs
+FIELD_LINES_SHARE = 0.6  # the pairs make this share of the page's lines of text
+
+
+def _field_lines(body: str) -> list[str]:
+    """A table flattened into lines, each field's name on a line of its own and its value on the next
+    (`Weight` / `98kg.`, a robot's specifications; a profile's `Birth Date` / `November 2, 1976`), as `name:
+    value` items when such pairs make most of the page's lines of text, half the values are short and the names
+    differ (not a chat log's speakers); [] otherwise."""
+    lines: list[str] = []  # its paragraphs; '' for a heading, a list item, code, a link: no name nor value
+    other = 0  # lines of text that are no paragraph: table rows, list items, links
+    gap = True
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line:
+            gap = True
+            continue
+        text = " ".join(HARD_BREAK_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).split()).strip("*_ ")
+        if line.startswith(("#", "|", "```", "~~~")) or _LIST_PREFIX_RE.match(line) or "](" in line or not text:
+            other += bool(text) and not line.startswith(("#", "```", "~~~")) and not set(line) <= set("|-: ")
+            lines.append("")
+        elif gap or not lines or not lines[-1]:
+            lines.append(re.sub(r"^[:：]\s*", "", text))  # a definition list's `: …`
+        else:
+            lines[-1] += " " + text  # a paragraph's next line
+        gap = False
+    pairs, n = [], 0
+    while n + 1 < len(lines):
+        name, value = lines[n], lines[n + 1]
+        if name and value and _field_name(name) and not _field_name(value):
+            pairs.append((name.rstrip(":："), value))
+            n += 2
+        else:
+            n += 1
+    text_lines = sum(map(bool, lines)) + other  # (a table of the page's own counts: the pairs are a part of it)
+    short = sum(len(v) <= FIELD_VALUE_CHARS for _, v in pairs)
+    if len(pairs) * 2 < FIELD_LINES_SHARE * text_lines or short * 2 < len(pairs) \
+            or len({k for k, _ in pairs}) < FIELD_SHARE * len(pairs):  # names said again: speakers, a log
+        return []
+    return [f"{k}: {v}" for k, v in pairs]
+
+
+def _field_name(line: str) -> bool:
+    """A field's name: a word or three, no sentence end, no digit (`Weight`, `Self Righting Mechanism`); in
+    Japanese one word, no space (`日時`; not a speaker's `和歌山大学システム工学部 石黒浩`)."""
+    words = 1 if _JA_CHARS_RE.search(line) else 3
+    return (len(line) <= FIELD_CHARS * 2 and len(line.split()) <= words and not _TERMINATOR_RE.search(line)
+            and not re.search(r"\d", line) and sum(map(str.isalpha, line)) >= 2)
 
 
 def _named_column(rows: list[list[str]]) -> int:
@@ -852,17 +928,24 @@ def _verse(lines: list[str]) -> bool:
 
 
 _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+_ARTICLE_RE = re.compile(r"^[\"“']?(?:The|A|An)\s")
 
 
 def _topics(body: str, title: str) -> list[str]:
     """The headings of a diary page that are not its entries' date headings nor its title: the topics the
-    author set under some days (`## Death of my mother` under `### TUESDAY 13th MAY 1997`). Headings that differ
-    only in their dates (`Korean Diary for October 3rd–16th`, `… for October 17th–23rd`) are a running feature,
-    named once by what they share (`Korean Diary`)."""
+    author set under some days (`## Death of my mother` under `### TUESDAY 13th MAY 1997`), or above them all
+    (`1955: Three girls, a boy and the H-bomb`, `"The Evolution of a Design."`; not a sentence there, which
+    speaks to the reader: `Re-visit often to check on latest build info.`). Headings that differ only in their
+    dates (`Korean Diary for October 3rd–16th`, `… for October 17th–23rd`) are a running feature, named once by
+    what they share (`Korean Diary`)."""
     out: list[str] = []
     series: dict[str, str] = {}  # a heading without its dates -> the first heading of that shape
-    for heading in _HEADING_LINE_RE.findall(body):
-        text = _MARKS_RE.sub("", heading).strip().rstrip(" :：—–-")  # `Korean War Diary:—` introduces what follows
+    first = ENTRY_HEADING_RE.search(body)
+    for found in _HEADING_LINE_RE.finditer(body):
+        text = _MARKS_RE.sub("", found[1]).strip().rstrip(" :：—–-")  # `Korean War Diary:—` introduces what follows
+        if first and found.start() < first.start() and _ENDS_SENTENCE_RE.search(text) and not _ARTICLE_RE.match(text):
+            continue  # a sentence above the entries speaks to the reader (`Re-visit often to check on…`), a name
+            # with its article (`The Evolution of a Design.`) names the page
         if "{#" in text or squeezed(text) == squeezed(title) or sum(map(str.isalpha, text)) < 3 \
                 or (text.startswith("[") and text.endswith("]")):  # an editor's note in brackets, no topic
             continue

@@ -102,9 +102,10 @@ _NOTE_HEADS = NOTE_WORDS | {"向け"}
 # FontForge's ファイルメニュー). The rubric's UI words.
 _UI_ACTIONS = frozenset("クリック ダブルクリック 押下 タップ ドラッグ スクロール 表示 選択 入力 削除 追加 変更 設定"
                         " 貼り付け".split())
-# The head of a label of a page's part, X の Y: how to do X, X's outline, list, works (文書のインストール方法,
-# プロジェクトの概要, 動画マニュアルの作品; not the suffix 方 of a work's name, 急須の選び方)
-_PART_LABELS = frozenset("方法 手順 仕方 やり方 概要 説明 紹介 一覧 作品".split())
+# The head of a label of a page's part, X の Y: how to do X, X's outline, list, works, contents, record
+# (文書のインストール方法, プロジェクトの概要, 動画マニュアルの作品, 小泉智史の履歴; not the suffix 方 of a work's
+# name, 急須の選び方)
+_PART_LABELS = frozenset("方法 手順 仕方 やり方 概要 説明 紹介 一覧 作品 目次 履歴 略歴 経歴".split())
 _UI_PARTS = frozenset("画面 ウィンドウ ウインドウ メニュー ボタン アイコン".split())
 # Nouns that follow what they measure or bound (1時間程度, 5人以上, 3日頃): a term starting with one was glued on
 # across a phrase boundary (どの程度効果がある -> 程度効果), the thing it bounds left behind.
@@ -689,6 +690,8 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
         near = {text[s - 1] if side == 0 and s > 0 else text[e] if side == 1 and e < len(text) else ""
                 for s, e in spots}
         if len(near) == 1 and (only := near.pop()):
+            if side == 0 and only.isdigit() and term[0] in _COUNTERS:
+                return True  # 年度卒業論文概要 of `1994年度卒業論文概要`: a number's counter, cut from its number
             if _JOIN_CHARS_RE.match(only) and not only.isascii() and not (side == 1 and only in "中上下等用的後前内"):
                 return True
             if side == 0 and only.isascii() and only.isalnum() and len(spots) >= 2 \
@@ -702,6 +705,7 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
 
 
 _ASCII_RUN_END_RE = re.compile(r"[A-Za-z0-9]+$")
+_COUNTERS = frozenset("年月日度回号期代時分秒歳才人件個枚本部章巻話号階番")  # what a number counts: 1994年度, 第3回
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
 # an institution named by what it is of (`Department of Social Informatics`, `Chinese Academy of Sciences`): the
 # field after `of` is the institution's name cut, not a subject of its own

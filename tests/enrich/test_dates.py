@@ -838,6 +838,10 @@ def test_a_paragraph_signed_with_a_date_dates_the_page_and_a_date_of_something_e
     assert signed_date("It was great. See you on 3 May 2001 at the hall") is None
     page = "\n\n".join(["## 感想", "感動しました。", "とても良い舞台でした。" * 3, letter])
     assert content_date(page) == "2000-01-24"
+    # an index of essays (seed 1236): the blurb under a link, signed with its essay's day, is no date of the index
+    index = "\n\n".join(["**教育・エッセイ**", "●[にんげんドキュメントを見て](shogai.htm)**(２０００年)**",
+                          "盲目のピアニストの挑戦から考えたこと。差別を越えた姿勢と感じた。 2000.11.16(木)"])
+    assert content_date(index) is None
 
 
 def test_a_date_a_sentence_goes_on_from_is_when_something_was_done_not_the_pages_date():

@@ -433,3 +433,36 @@ def test_the_folder_a_page_is_filed_in_names_its_kind_where_nothing_else_does():
     assert decide(bio, "Steve Wood", "Steve Wood") == "essay"
     assert decide(bio, "Steve Wood", "Steve Wood", folder="team") == "profile"
     assert decide(bio, "日記", "", folder="team") == "diary"  # the title's word first
+
+
+def test_a_page_of_the_diarys_section_with_no_day_of_its_own_is_no_diary_page():
+    """brianwilliams' `diary/biblio.html` (a bibliography) and `diary/barnes.html` (an article) were `diary` by their
+    section alone; a page there with entries, or a date of its own (a blog post dated by its folder), still is."""
+    from dataclasses import replace
+
+    from siterag.enrich.kinds import decide, structure
+
+    article = structure("As a schoolboy he showed great prowess as a debater, and he won the school's prize. " * 4)
+    assert decide(article, "E W Barnes at King Edward's School", "diary", dated_section=True) == "essay"
+    assert decide(article, "五月", "日記") == "diary"  # a section of undated pages: its pages are its entries
+    assert decide(replace(article, dated=True), "Wi-Fiが原因のCS障害", "weblog", dated_section=True) == "diary"
+    entries = structure("## 1 May 1997 {#1997-05-01}\n\nA day of rain and wind.\n")
+    assert decide(entries, "1997", "diary", dated_section=True) == "diary"
+
+
+def test_a_player_with_the_words_that_work_it_is_media():
+    """Seed 1244: gyrobot's 3D model viewer (a plugin's <embed>) over four lines on how to install and turn it was
+    read as a `manual`; the page is the model."""
+    from siterag.enrich.kinds import decide, structure
+
+    html = '<embed type="application/x-xview-plugin" pluginurl="http://x/SFViewerWeb.jar" ModelName="gyrobot.3D">'
+    body = ("# Yes, you can actually manipulate this CAD model\n\nThe plugin needed for Internet Explorer should "
+            "install automatically, you will be asked for permission to download. For other browsers try the manual "
+            "download.\n\nYou can rotate, pan, zoom, cut sections, take measurements plus more.\n\nPress right mouse "
+            "button over Gyrobot below (when loaded) for manipulation menu. Click and drag it to turn it around.")
+    assert decide(structure(body, html), "3D CAD Model") == "media"
+    assert decide(structure(body), "3D CAD Model") != "media"  # the same words without a player: a manual's
+    downloads = body + "\n\n[Download the viewer](http://x/setup.exe)\n\n[The guide (PDF)](guide.pdf)"
+    assert decide(structure(downloads, html), "Remote help") != "media"  # what to download, with a demo video
+    essay = "The robot was built in a garage over two winters by two friends who loved engineering. " * 6
+    assert decide(structure(essay, html), "Our story") != "media"  # a player under an essay's long text

@@ -118,3 +118,22 @@ def test_link_refs_are_read_without_the_site_and_resolved_against_it_later():
     assert resolved_links(refs, "diary/a.htm", {"diary/a.htm", "diary/b.htm"}) == [("diary/b.htm", "Bio")]
 
 
+
+
+def test_a_page_linked_only_from_the_site_map_is_no_part_of_it_and_no_index(tmp_path):
+    names = ["diary", "gallery", "specs", "team", "links", "contact"]
+    menu = "".join(f'<a href="{n}.htm">{n.title()}</a> ' for n in names) + '<a href="sitemap.htm">Site Map</a>'
+    prose = "We built the robot in the garage over the winter, and it weighs about a hundred kilograms in all."
+    pages = {f"{n}.htm": (f"<html><head><title>{n.title()}</title></head><body>{menu}<p>{prose}</p></body></html>",
+                          prose) for n in names}
+    sitemap = menu + '<a href="thanks.htm">Thank you</a>'
+    pages["sitemap.htm"] = (f"<html><head><title>Site Map</title></head><body>{menu}{sitemap}</body></html>",
+                            "\n\n".join(f"[{n.title()}]({n}.htm)" for n in names) + "\n\n[Thank you](thanks.htm)")
+    pages["thanks.htm"] = ("<html><head><title>Thank you</title></head><body><h3>Thank you for your scribblings, we "
+                           "shall read them later.</h3></body></html>",
+                           "### Thank you for your scribblings, we shall read them later.")
+    layout = make_html_site(tmp_path, pages)
+    enrich_site(layout, site_config(), {p.replace(".htm", ".md") for p in pages})
+    assert categories(layout)["thanks.htm"] != "Site Map"
+    kinds = {read_doc(p)[0]["path"]: read_doc(p)[0]["kind"] for p in layout.corpus.rglob("*.md")}
+    assert kinds["thanks.htm"] != "index" and kinds["sitemap.htm"] == "index"

@@ -386,3 +386,62 @@ def test_a_table_is_named_by_the_heading_above_it_and_its_rows_by_their_first_co
     numbered = "| 1 | Education |\n|---|---|\n" + "".join(
         f"| {n} | {x} |\n" for n, x in enumerate(["New School University", "Research Interests", "Skills", "Work"], 2))
     assert "New School University / Research Interests" in composed_summary(numbered, "Curriculum Vitae")
+
+
+def test_a_diary_of_untitled_entries_names_its_pictures_not_the_heading_above_them():
+    """Held-out gyrobot (seed 1236): `The Build Diary, 23 entries, …: Re-visit often to check on latest build…` quoted
+    the page's heading, a request to the visitor, as if it were a topic; the entries' photographs say what was built."""
+    log = ("# Re-visit often to check on latest build info.\n\n"
+           '[![](b1_small.jpg "New lightweight drive wheels")](b1.jpg)\n\n## 17/04/03 {#2003-04-17}\n\n'
+           "Here are those wheels fitted.\n\n"
+           '[![](b2_small.jpg "Electronics - bench testing")](b2.jpg)\n\n## 20/03/02 {#2002-03-20}\n\n'
+           "Here are the drive electronics going through their bench test.\n\n"
+           '[![](b3_small.jpg "build84.jpg （40199 bytes）")](b3.jpg)\n\n## 18/11/01 {#2001-11-18}\n\n'
+           "Added interchangeable blades.\n")
+    summary = composed_summary(log, "The Build Diary")
+    assert "Re-visit" not in summary, summary
+    assert summary.endswith(": New lightweight drive wheels / Electronics - bench testing."), summary
+    topics = ("## 1 May 1997 {#1997-05-01}\n\nA day.\n\n## Death of my mother\n\nShe died.\n\n"
+              "## 2 May 1997 {#1997-05-02}\n\nB.")
+    year = composed_summary("# Three girls and the H-bomb\n\n" + topics, "1997")  # a heading, no sentence: a topic
+    assert year.endswith(": Three girls and the H-bomb / Death of my mother."), year
+
+
+def test_a_connective_in_kanji_or_an_aside_is_no_place_to_start():
+    """Seed 1236: a thesis abstract summed up from `更に，出生率の低下…` (furthermore), a blog post about moving to
+    WordPress from its aside `全然関係無いけど、最近…` (quite unrelated, but…)."""
+    from siterag.enrich.summary import leans_back
+
+    assert leans_back("更に，出生率の低下や核家族化といった諸事情がある．") and leans_back("但し、月曜は休みです。")
+    assert leans_back("全然関係無いけど、最近めっちゃ忙しいです。") and leans_back("By the way, the car broke down.")
+    assert not leans_back("更新履歴を載せました。") and not leans_back("関係者の皆様に感謝します。")
+    # seed 1244: a three-sentence page summed up by its afterthought, `あっ、TeX でも…使っていました`
+    assert leans_back("あっ、TeX でもサブフォント定義ファイルの拡張子として使っていました。")
+    assert leans_back("ですが現在まったく使われていないようですので、再利用することにしたのです。")
+
+
+def test_a_sheet_of_fields_is_summed_up_by_its_fields_and_values():
+    """Seed 1236: gyrobot's specifications (a table flattened into `Weight` / `98kg.` lines) were summed up by the
+    note above them (`Note : Gyrobot is under continuous improvement…`); a PC's parts in a table of two columns
+    by their names alone."""
+    specs = ("Note : Gyrobot is under continuous improvement so specs may be liable to change.\n\nSpecification\n\n"
+             "Description\n\nDimensions\n\n700mm diameter x 150mm height.\n\nWeight\n\n98kg.\n\nWeapon\n\n"
+             "35kg outer spinning steel rim.\n\nSpeed\n\nAbout 20 mph.\n")
+    assert composed_summary(specs, "Specifications") == \
+        "Specifications: Dimensions: 700mm diameter x 150mm heig… / Weight: 98kg. / Weapon: 35kg outer spinning " \
+        "steel rim. / Speed: About 20 mph."
+    essay = "\n\n".join(f"◆{h}\n\n" + "二項対立を表面化させた演劇からの脱却を試みた。" * 5
+                        for h in ("構成", "表現", "主題", "演出"))  # subheads over paragraphs: prose
+    assert not composed_summary(essay, "森の交響曲").startswith("森の交響曲: ◆")
+    israel = ("Jeroboam", "Nadab", "Baasha", "Elah", "Zimri", "Omri")
+    kings = ("In order to establish the chronology of the kings, it is vital to know how a reign was reckoned.\n\n"
+             + "\n".join(f"| King {n} | {900 - n} BC |" for n in range(12))
+             + "\n\n" + "\n\n".join(f"{king}\n\n{938 - n}–916" for n, king in enumerate(israel)))
+    assert "Jeroboam:" not in composed_summary(kings, "Chronology")  # pairs under a table: a part of the page
+    speakers = ("システム", "岡崎", "システム", "岡崎")
+    chat = "\n\n".join(f"{who}\n\nこんにちは、よろしくお願いします。" for who in speakers)
+    assert ": こんにちは" not in composed_summary(chat, "チャット")  # speakers said again: no fields
+    parts = ("| パーツ | ブランド/スペック |\n|---|---|\n| CPU | Intel Core2 Duo E8200 |\n"
+             "| マザーボード | Shuttle k48 |\n| メモリ | DDR2 2GB |\n| HDD | 500GB |\n")
+    assert composed_summary(parts, "自作PC").endswith(
+        ": CPU: Intel Core2 Duo E8200 / マザーボード: Shuttle k48 / メモリ: DDR2 2GB / HDD: 500GB")

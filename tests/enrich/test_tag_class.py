@@ -84,6 +84,8 @@ def test_a_term_always_inside_the_same_longer_name_is_a_fragment():
     assert fragment("湖畔", "「湖畔の宿」を歌う。湖畔の宿はいい歌だ。")
     assert not fragment("スキー", "スキー場に行き、スキー教室に出て、スキーをした。")
     assert not fragment("Steve Wood", "Contact Steve Wood. Steve Wood builds robots.")
+    assert fragment("年度卒業論文概要", "# 1994年度卒業論文概要\n\n論文の概要。")  # a number's counter, cut off
+    assert not fragment("卒業論文", "# 1994年度 卒業論文\n\n卒業論文の概要。")
 
 
 def test_a_katakana_word_always_after_the_same_latin_word_is_a_fragment_of_that_name():
@@ -601,7 +603,7 @@ def test_two_common_words_used_only_as_a_label_are_no_tag():
 
 
 @pytest.mark.parametrize("term", ["文書のインストール方法", "状態遷移の編集方法", "プロジェクトの概要",
-                                  "動画マニュアルの作品"])
+                                  "動画マニュアルの作品", "小泉智史の履歴"])
 def test_a_label_of_a_part_of_the_page_is_no_tag(term):
     """A heading that says what a part of the page does (read blind, seeds 1232 and 1236: `other: a section
     heading, not a term`), in the title or not."""

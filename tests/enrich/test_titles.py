@@ -236,3 +236,19 @@ def test_a_menus_first_link_is_no_title_of_the_page_it_is_on():
     assert fallback_metadata("", menu)["title"] == UNTITLED
     assert fallback_metadata("", "**[生きものがたり目次](a.htm)(投稿日順)**\n\n本文。")["title"] == \
         "生きものがたり目次(投稿日順)"  # words beside the link: the page's own heading
+
+
+def test_a_title_the_page_never_mentions_gives_way_to_its_own_opening_heading():
+    """Seed 1236: a play opening `# とも` kept the <title> `○春日高校・部室前の廊下`, a scene of the script it was
+    saved from; a <title> that shares a word with the text (`1965 — My life and times` over `1965` entries) stays."""
+    from siterag.enrich.metadata import own_title
+
+    play = "# とも\n\n登場人物\n\n1\\. 小林知輝\n\n2\\. 森山智花\n\n舞台は七つ森総合病院。"
+    assert own_title("○春日高校・部室前の廊下", play, set(), set()) == "とも"
+    assert own_title("森山智花の物語", play, set(), set()) == ""  # `森山智花` is in the text: the <title> stays
+    diary = "### WEDNESDAY 9th JUNE 1965\n\nBrother Allen came on stage to rapturous applause."
+    assert own_title("1965 — My life and times", diary, set(), set()) == ""
+    series = "# チュートリアル (その 8)\n\nフォントに含まれるすべてのグリフを作り終えたら、チェックします。"
+    assert own_title("最終的な調整", series, set(), set()) == ""  # a numbered part of a series names no page
+    opening = "舞台は七つ森総合病院。\n\n# とも"  # no heading first: the <title> stays
+    assert own_title("○春日高校・部室前の廊下", opening, set(), set()) == ""
