@@ -314,8 +314,8 @@ def media_like(st: Structure) -> bool:
     """A page whose content is a program or a player: an applet, a Flash movie or a video with little text of its
     own (less than MEDIA_TEXT; twice that where the text tells how to work it, naming UI_WORDS parts of an
     interface, and links nowhere: `Press right mouse button over Gyrobot below…` over a 3D model's viewer, not a
-    page of downloads with their demo videos), or inline script
-    SCRIPT_SHARE times longer than all its text (a script's effect)."""
+    page of downloads with their demo videos), or inline script SCRIPT_SHARE times longer than all its text (a
+    script's effect)."""
     text = st.text_chars - st.moving
     worked = text < 2 * MEDIA_TEXT and st.ui >= UI_WORDS and not st.internal + st.external
     return st.players > 0 and (text < MEDIA_TEXT or worked) \

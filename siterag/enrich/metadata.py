@@ -395,7 +395,7 @@ def unmentioned_title(title: str, markdown: str) -> bool:
     """A title of which the page's text holds nothing: no two kanji or katakana of it in a row (`廊下`, `部室`),
     none of its Latin words (3 letters or more, in any case) or numbers (a year)."""
     written = unicodedata.normalize("NFKC", title).casefold()
-    words = [w for w in _TITLE_WORD_RE.findall(written)]
+    words = _TITLE_WORD_RE.findall(written)
     for run in _JA_RUN_RE.findall(written):
         words += [run[i:i + 2] for i in range(len(run) - 1)]
     text = unicodedata.normalize("NFKC", markdown).casefold()
