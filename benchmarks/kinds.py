@@ -21,6 +21,9 @@ an offer-like tour page, a registration form, procedures, a script reference).
 Relabelled 2026-12-07 when `event` was split from `report` (two blind readers of seed 1227 found `report` wrong for a
 workshop's committee page and a symposium talk's abstract): a conference's own pages (its programme, talks,
 committee, registration) are `event`; an account of a trip or a show after it stays `report`.
+Relabelled 2026-12-07 when extraction read on past `</html>` (as a browser does): hrtaj's `004hosakusei/index.htm`
+is a price list of homepage-making services under a Flash banner (its table had been lost after a script tag left
+open), `product`.
 """
 
 from __future__ import annotations
@@ -126,7 +129,7 @@ HELD2 = {
   "001sucript/index.htm": {"index", "other"}, "011suzuka/index.htm": {"profile", "photos", "media"},
   "jikosyoukai/index.htm": {"profile"}, "onnsitu/index.htm": {"photos"},
   "001sucript/newpage002.htm": {"other", "photos", "media"}, "003appletto/002hanabi/index.htm": {"media"},
-  "004hosakusei/index.htm": {"manual", "index", "media"}, "tomoko/index.htm": {"other", "profile"},
+  "004hosakusei/index.htm": {"product"}, "tomoko/index.htm": {"other", "profile"},
  },
  "brianwilliams": {
   "books/hosea/chE.html": {"essay"}, "diary/1956.html": {"diary"}, "diary/1939.html": {"diary"},

@@ -60,8 +60,10 @@ def render(path: Path) -> str:
     """A page's visible text, a line per block (scripts, styles and comments dropped; images by alt or src)."""
     from lxml import html as lh
 
+    from siterag.extract.blocks import read_on
+
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", path.read_bytes().decode("utf-8", "replace"))
-    doc = lh.fromstring(text or "<html/>")
+    doc = lh.fromstring(read_on(text) or "<html/>")  # (on past `</html>`, as a browser reads)
     for bad in doc.xpath("//script|//style|//comment()"):
         if bad.getparent() is not None:
             bad.getparent().remove(bad)

@@ -280,7 +280,7 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
     place = place or {}  # the page's kind, section and category (enrich_site's `placed`), for its summary's frame
     summary = page_summary(without_code(body), facts.sentences, facts.quotes, tags, common, title,
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
-                           tags[:TOPIC_TAGS], entry_series(title, page_title), site_parts)
+                           tags, entry_series(title, page_title), site_parts)  # (a diary's topics: its tags)
     return {"tags": tags, "summary": summary}
 
 
@@ -323,10 +323,6 @@ def own_name(term: str, site_own: Collection[str]) -> bool:
     return len(words) >= 2 and term.isascii() and any(
         re.search(r"\b" + r"\b.*\b".join(map(re.escape, (fold(w) for w in words))) + r"\b", own) for own in site_own
         if " " in own)
-
-
-TOPIC_TAGS = 5  # tags named in the composed summary of a diary whose entries have no titles
-
 
 
 SUBJECT_ZIPF = 4.5  # an English word of the title this common (`Life` of `My life and times`) is no subject

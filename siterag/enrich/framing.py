@@ -9,7 +9,7 @@ import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
 from siterag.enrich.keywords import person_name
-from siterag.enrich.kinds import KINDS
+from siterag.enrich.kinds import KINDS, MESSAGE_HEAD_RE, WRITER_FIELD_RE, board_posts, post_line
 from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.metadata import UNTITLED
 from siterag.enrich.summary import (
@@ -18,6 +18,7 @@ from siterag.enrich.summary import (
     LIST_SHOWN,
     SUMMARY_CHARS,
     _is_ja,
+    _quoted,
     choose_summary,
     composed_summary,
     date_range,
@@ -180,7 +181,7 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     if work and len(work) + len(name) <= TITLE_CHARS + 16:  # the talk, then its speaker: `SmartWeb: … — Wahlster`
         name = f"{work} — {name}"
     elif len(name) > TITLE_CHARS:
-        name = name[:TITLE_CHARS - 1].rstrip() + "…"
+        name = _clip(name, TITLE_CHARS)  # after a whole word: `… Environmental…`, not `… Environmental Lear…`
     elif heading and len(name) + len(heading) <= TITLE_CHARS + 16:
         name = f"{name} — {heading}"
     ja = is_japanese(name + body[:2000]) if ja is None else ja
@@ -228,6 +229,41 @@ def chat_summary(body: str, ja: bool) -> str:
     if ja:
         return f"チャットの記録 {span}、{len(times)}発言（発言者: {names}）"
     return f"Chat log, {span}, {len(times)} messages (speakers: {names})"
+
+
+_POST_TITLE_RE = re.compile(r"^[■◆●・\s]*(?:タイトル|題名|件名|Title|Subject)\s*[:：]\s*(\S.{0,60}?)\s*$",
+                            re.IGNORECASE)
+_HEAD_MARKS = " ◆◇■□●○★☆・\\"
+_REPLY_RE = re.compile(r"^(?:Re(?:\^?\d+(?:-\d+)*)?\s*[:：]\s*)+", re.IGNORECASE)
+POST_WRITERS = 4  # writers named at most
+
+
+def posts_summary(body: str, ja: bool) -> str:
+    """A board's thread kept as a page (kinds.board_posts): its posts' count, its writers and its posts' titles
+    (`12件の投稿（越智 / 斉藤俊雄）: 笑いについて / 遅ればせの感想です ほか`), or its message headers where no field
+    names a writer (`7件の投稿: 東京大学奇術愛好会・野間大輔さんから / 斉藤からの返信 ほか`); else ''."""
+    lines = [post_line(x) for x in body.splitlines() if x.strip()]
+    posts = board_posts(lines)
+    if not posts:
+        return ""
+    writers = list(dict.fromkeys(m[1] for x in lines if (m := WRITER_FIELD_RE.match(x))))
+    titles = [_REPLY_RE.sub("", m[1]).strip(" >＞") for x in lines if (m := _POST_TITLE_RE.match(x))]  # a reply's
+    # title is its thread's (`Re: 1月の公演について`)
+    if not writers:
+        titles = [x.strip(_HEAD_MARKS) for x in lines if MESSAGE_HEAD_RE.match(x)]
+    names = " / ".join(writers[:POST_WRITERS]) + (" ほか" if ja else " …") * (len(writers) > POST_WRITERS)
+    if ja:
+        return f"{posts}件の投稿" + (f"（{names}）" if names else "") + (f": {_quoted(titles, ja)}" if titles else "")
+    return f"{posts} posts" + (f" by {names}" if names else "") + (f": {_quoted(titles, ja)}" if titles else "")
+
+
+def _above_posts(lead: str, body: str) -> str:
+    """`lead` where the page says it before its first post (an introduction to the thread), else ''."""
+    text = squeezed(summary_source(body))
+    first = next((squeezed(x) for x in map(post_line, body.splitlines())
+                  if WRITER_FIELD_RE.match(x) or MESSAGE_HEAD_RE.match(x) or _POST_TITLE_RE.match(x)), "")
+    at = text.find(squeezed(lead)[:20]) if lead else -1
+    return lead if 0 <= at < text.find(first) else ""
 
 
 # A numbered line: `(1)「i.softbank.jp」の変更`, `1.プチ情報`, `４．大気の大循環`, `2) Winds`.
@@ -453,6 +489,12 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     composed = composed_summary(body, "" if title == UNTITLED else title, lead, topics, kind, series)
     if composed:
         return composed
+    posts = posts_summary(body, ja)
+    if posts:  # a board's thread: who wrote, and what about, not its first message's greeting; the author's own
+        # word on what the page is before them (`…SHIGEさんとの「対話」を公開。`)
+        own = own_word(sentences, quotes, common) or _above_posts(lead, body)
+        posts = f"{own}{'' if ja else ' '}{posts}" if own else posts
+        return framed(posts, page_frame(title, kind, section, body, sure, ja), ja) or posts
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
         return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat

@@ -217,6 +217,7 @@ class Structure:
     toc: int = 0  # table rows that lead to a page of the site no row before led to (a table of contents)
     blurbed: int = 0  # lines of links to the site's pages that a paragraph about them follows
     dated: bool = False  # the page has a date of its own (its entries', its file name's, a written line's)
+    posts: int = 0  # headers of messages by two or more writers (board_posts)
 
 
 def program(html: str) -> tuple[int, int, int, int]:
@@ -289,7 +290,31 @@ def structure(body: str, html: str = "", dated: bool = False) -> Structure:
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
                      len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc, blurbed,
-                     dated)
+                     dated, board_posts(lines))
+
+
+POSTS = 3  # message headers on a page of posts: a board's thread, letters and their replies
+# A post's header: the field naming its writer (`投稿者 ： 越智`, `Name: …`, `Posted by …`), or a line saying whose
+# message or reply follows (`◆東京大学奇術愛好会・野間大輔さんから◆`, `◆斉藤からの返信◆`, `Re: …`).
+WRITER_FIELD_RE = re.compile(r"^[■◆●・\s]*(?:投稿者名?|お名前|名前|Name|Posted by|From)\s*[:：]\s*(\S.{0,30}?)\s*$",
+                              re.IGNORECASE)
+MESSAGE_HEAD_RE = re.compile(r"^.{0,50}(?:からの?(?:返信|返事|メッセージ|お便り|手紙|書き込み)|さんから|への返信)"
+                              r"[^。]{0,30}$|^Re[:：]\s")
+
+
+def post_line(line: str) -> str:
+    """A line as a post's header is matched: no emphasis marks, no spaces around."""
+    return line.replace("*", "").replace("_", "").strip()
+
+
+def board_posts(lines: list[str]) -> int:
+    """The posts of a page of messages (a board's thread kept as a page, letters and replies): its writers'
+    fields, or else its message headers, when there are POSTS or more and they name two writers or more; else 0."""
+    plain = [post_line(line) for line in lines]
+    writers = [m[1] for line in plain if (m := WRITER_FIELD_RE.match(line))]
+    heads = [line for line in plain if MESSAGE_HEAD_RE.match(line)]
+    found = writers if len(writers) >= len(heads) else heads
+    return len(found) if len(found) >= POSTS and len(set(found)) >= 2 else 0
 
 
 def _with_recordings(found: tuple[int, int, int, int], recordings: int) -> tuple[int, int, int, int]:
@@ -315,10 +340,11 @@ def media_like(st: Structure) -> bool:
     own (less than MEDIA_TEXT; twice that where the text tells how to work it, naming UI_WORDS parts of an
     interface, and links nowhere: `Press right mouse button over Gyrobot below…` over a 3D model's viewer, not a
     page of downloads with their demo videos), or inline script SCRIPT_SHARE times longer than all its text (a
-    script's effect)."""
+    script's effect). A page that offers things for money (offer_like) has an offer of its own beside its player: a
+    price list under a Flash banner."""
     text = st.text_chars - st.moving
     worked = text < 2 * MEDIA_TEXT and st.ui >= UI_WORDS and not st.internal + st.external
-    return st.players > 0 and (text < MEDIA_TEXT or worked) \
+    return st.players > 0 and (text < MEDIA_TEXT or worked) and not offer_like(st) \
         or st.script >= SCRIPT_CHARS and st.script >= SCRIPT_SHARE * st.chars
 
 
@@ -337,8 +363,8 @@ def _verse_line(text: str) -> bool:
 
 
 def structural_kind(st: Structure) -> str:
-    """The kind `st` decides on its own: index, links, photos, diary (dated entries), lyrics; '' when the page
-    is running text (or a table, or too little to tell) and words or the embedder decide."""
+    """The kind `st` decides on its own: index, links, photos, diary (dated entries), bbs (posts), lyrics; '' when
+    the page is running text (or a table, or too little to tell) and words or the embedder decide."""
     n = max(st.lines, 1)
     linked = st.internal + st.external
     if st.images >= 3 and (st.images * 2 >= n or st.images * 4 >= n and st.text_chars < 100 * st.images) \
@@ -348,6 +374,8 @@ def structural_kind(st: Structure) -> str:
         return "photos"  # a form's heading picture)
     if st.entries >= 2:
         return "diary"
+    if st.posts:  # messages by two writers or more, each headed by who wrote it: a board's thread
+        return "bbs"
     if st.images >= PHOTO_STORY and st.images <= 2 * st.prose <= 2 * CAPTION_PARAGRAPHS * st.images \
             and st.text_chars < PHOTO_STORY_CHARS * st.images and not manual_like(st):
         return "photos"  # pictures each told by a paragraph of its own under it: a captioned series, a photo story

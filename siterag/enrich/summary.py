@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE, in_sequence
+from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE, in_sequence, narrow
 from siterag.enrich.markdown import MD_IMAGE_RE, repeated_pictures, without_pictures
 from siterag.enrich.tagterms import NAME_TITLES
 
@@ -756,6 +756,9 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     ja = _is_ja(summary_source(MD_IMAGE_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
     entries = st["entries"]
+    said = overview(body)
+    if said:  # what the days under it are about, not one of them
+        entries = entries[1:]
     if len(entries) >= 2:
         dates = sorted(in_sequence([d for _, d, _ in entries]))  # a slip of a year is no span
         titled = [t for t, _, _ in entries if sum(map(str.isalpha, t)) >= 2]
@@ -767,12 +770,14 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         named = [t for t in topics if not any(t.casefold() in x.casefold() for x in titled)] if len(titled) < 2 else []
         if not titled and not named and len(st["alts"]) >= 2:  # a build log of photographs: what they show
             titled = list(dict.fromkeys(st["alts"]))
+        named = [t for t in named if t not in said]
         shown = f": {_quoted(titled, ja)}" if titled else ""
         if ja:
             shown = f"{shown.rstrip('。')}。話題: {'、'.join(named)}" if named else shown
-            return f"{label} {span}、{len(entries)}件{shown}"
+            return f"{label} {span}、{len(entries)}件" + (f"。{said}{shown.lstrip(':。 ')}" if said else shown)
         shown = f"{shown.rstrip('.')}; mentions {', '.join(named)}" if named else shown
-        return f"{label}, {len(entries)} entries, {span}{shown}."
+        return f"{label}, {len(entries)} entries, {span}" + (f". {said} {shown.lstrip(':; ')}".rstrip() if said
+                                                               else f"{shown}.")
     rows = st["rows"]
     tracks = [r[0] for r in rows if any(_DURATION_CELL_RE.fullmatch(c.strip()) for c in r[1:]) and r[0]] or [
         _DURATION_RE.sub("", i).strip(" -–—()（）") for i in st["items"] if _DURATION_END_RE.search(i)]
@@ -830,6 +835,26 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         parts = f"{len(short)} lines" + (f" in {stanzas} stanzas" if stanzas > 1 else "")
         return f"{label}verse or lyrics, {parts}, beginning '{_clip(short[0])}'."
     return ""
+
+
+# A heading's dates running on to a later day: `2001年11月13日(火)～14日(水)`, `13 – 14 March`, `1 to 3 May`
+_DATE_SPAN_RE = re.compile(r"\d\D{0,8}?(?:[～~〜–—]|\s-\s|\bto\b)\s*\d")
+OVERVIEW_CHARS = 160  # an overview says what the days under it are in a sentence or two
+
+
+def overview(body: str) -> str:
+    """The text under a page's first dated heading when that heading spans days (`2001年11月13日(火)～14日(水)`)
+    and two or more dated headings follow within them: the trip's or the week's own word on what its days hold
+    (`日光 小倉山森林公園～雲竜渓谷～戦場ヶ原。ヤマドリの家族そしてアオシギとの出会い。`), no entry of its own;
+    '' when there is none, or it is longer than OVERVIEW_CHARS or holds no sentence."""
+    found = list(ENTRY_HEADING_RE.finditer(body))
+    if len(found) < 3 or not _DATE_SPAN_RE.search(narrow(found[0]["heading"])):
+        return ""
+    if any(m["date"] < found[0]["date"] for m in found[1:]):
+        return ""
+    text = " ".join(HARD_BREAK_RE.sub("", summary_source(MD_IMAGE_RE.sub("", body[found[0].end():found[1].start()])))
+                    .split()).strip("*_ ")
+    return text if len(text) <= OVERVIEW_CHARS and _ENDS_SENTENCE_RE.search(text) else ""
 
 
 FIELD_CHARS = 16  # a field's name in a table of fields and their values is this short (`CPU`, `日時：`)

@@ -26,7 +26,7 @@ EN_COMMON_ZIPF = 4.5  # a capitalised single word this common (Death, Photo, Sch
 EN_WORD_ZIPF = 2.5  # a capitalised known word found only where a sentence starts is a word, not a name
 PHRASE_TF = 5  # a lowercase phrase (`direct hit`, `flower beds`) said this often is the page's subject
 DOMINANT_TF = 6  # a single common noun said this often is the page's subject
-MAX_CONFIDENT = 6  # tags kept at most
+MAX_CONFIDENT = 4  # tags kept at most (a 5th and a 6th were good 4 times in 10, read blind)
 # Characters of body from which a term outside the title and headings must be said two, three times to be more
 # than a mention (a name in a year of diary entries)
 LONG_PAGES = (3000, 10000)
@@ -692,8 +692,9 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
         if len(near) == 1 and (only := near.pop()):
             if side == 0 and only.isdigit() and term[0] in _COUNTERS:
                 return True  # 年度卒業論文概要 of `1994年度卒業論文概要`: a number's counter, cut from its number
-            if _JOIN_CHARS_RE.match(only) and not only.isascii() and not (side == 1 and only in "中上下等用的後前内"):
-                return True
+            if _JOIN_CHARS_RE.match(only) and not only.isascii() and not (side == 1 and only in _SUFFIXES
+                                                                          and not _one_name(term)):
+                return True  # (a name with a suffix each time is a longer name's piece: 太東 of 太東中, a school)
             if side == 0 and only.isascii() and only.isalnum() and len(spots) >= 2 \
                     and len({_ASCII_RUN_END_RE.search(text[max(0, s - 20):s]).group() for s, _ in spots}) == 1:
                 return True  # インスツルメント of VSTインスツルメント, カードスロット of SDカードスロット each time
@@ -705,6 +706,13 @@ def _ja_fragment(term: str, text: str, spots: list[tuple[int, int]]) -> bool:
 
 
 _ASCII_RUN_END_RE = re.compile(r"[A-Za-z0-9]+$")
+_SUFFIXES = "中上下等用的後前内"  # after a word, no longer word: 作業中, 机上, 以上; after a name, part of it (太東中)
+
+
+def _one_name(term: str) -> bool:
+    """Whether a Japanese term is one proper noun (a place's, a person's, a school's name: 太東, 船橋)."""
+    parts = ja_parts(term)
+    return len(parts) == 1 and parts[0][1]
 _COUNTERS = frozenset("年月日度回号期代時分秒歳才人件個枚本部章巻話号階番")  # what a number counts: 1994年度, 第3回
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
 # an institution named by what it is of (`Department of Social Informatics`, `Chinese Academy of Sciences`): the

@@ -130,9 +130,19 @@ def normalise(text: str) -> str:
     return _NORM_RE.sub("", text).lower()
 
 
+_PAGE_END_RE = re.compile(r"</(?:body|html)\s*>", re.IGNORECASE)
+
+
+def read_on(html: str) -> str:
+    """HTML without its `</body>` and `</html>` tags: a browser shows what comes after them (a table after a script
+    left open, `</SCRIPT` without its `>`; text pasted below the page's end), where libxml2 drops all of it."""
+    return _PAGE_END_RE.sub("", html)
+
+
 def parse_html(html: str) -> etree._Element:
-    """Parse possibly broken HTML into an lxml tree without scripts, styles and comments."""
-    html = _XML_DECL_RE.sub("", html)
+    """Parse possibly broken HTML into an lxml tree without scripts, styles and comments (read on past its end
+    tags, as a browser does: read_on)."""
+    html = read_on(_XML_DECL_RE.sub("", html))
     if not html.strip():
         html = "<html><body></body></html>"
     try:

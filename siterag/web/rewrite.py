@@ -12,6 +12,7 @@ from urllib.parse import quote
 import lxml.html
 
 from siterag.enrich.links import page_target
+from siterag.extract.blocks import read_on
 from siterag.layout import UnsafePath, safe_path
 
 __all__ = ["file_in", "page_target", "route", "rewrite_html", "snippet_html", "RAW_CSP", "RAW_HEADERS"]
@@ -62,7 +63,7 @@ def rewrite_html(text: str, site: str, path: str, origins: tuple[str, ...] = (),
     link's address is kept as its title). The CSP (RAW_CSP) is the guarantee; this keeps the page usable and
     stops what a CSP does not govern (a link or refresh navigating the frame to the live web, DNS prefetch)."""
     try:
-        doc = lxml.html.document_fromstring(text)
+        doc = lxml.html.document_fromstring(read_on(text))  # what a browser shows past `</html>` too
     except (ValueError, lxml.etree.ParserError):
         return ""
     for el in list(doc.iter()):

@@ -14,6 +14,7 @@ from siterag.enrich.framing import (
     page_parts,
     page_summary,
     parts_note,
+    posts_summary,
     says_title,
 )
 from siterag.enrich.summary import SUMMARY_CHARS, page_sentences, quotable, summary_is_exact
@@ -295,3 +296,18 @@ def test_a_page_titled_by_its_speaker_is_framed_with_the_talk_above_the_name():
     assert work_above_name(talk, "Life-World Semantics") == ""  # no person's name: nothing above it
     dated = "2004年12月9日\n\nWolfgang Wahlster\n\n" + "本文です。" * 20
     assert work_above_name(dated, "Wolfgang Wahlster") == ""  # a date above the name is no talk
+
+
+def test_a_long_title_is_clipped_after_a_whole_word():
+    frame = page_frame("Computer-Assisted System for Environmental Learning in the Suburbs", "photos", "")
+    assert frame.startswith("Computer-Assisted System for Environmental…"), frame
+
+
+
+def test_a_boards_thread_is_summed_up_by_its_writers_and_its_posts_titles():
+    from tests.enrich.test_kinds import LETTERS, THREAD
+
+    assert posts_summary(THREAD, True) == \
+        "3件の投稿（越智 / 斉藤俊雄 / 大手忍）: 遅ればせの感想です。 / 感想ありがとうございます"
+    assert posts_summary(LETTERS, True) == "3件の投稿: 野間大輔さんから / 斉藤からの返信 / 野間さんからの返事"
+    assert posts_summary("Name: Ann\n\nhello\n\nName: Ann\n\nagain\n\nName: Ann\n\nbye", False) == ""  # one writer

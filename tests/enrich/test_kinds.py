@@ -242,6 +242,9 @@ def test_a_page_whose_content_is_a_program_or_a_player_is_media():
     assert page_kind_html(lines, ticker) == "media"  # the scrolling text is the animation, not running text
     assert not media_like(structure(lines, ticker[:len(ticker) // 6]))  # one or two tickers: not an animation
     assert page_kind(few) == "photos"  # without its HTML
+    prices = "| 科目 | 料金 |\n|---|---|\n" + "".join(f"| 制作{i} | ￥{i},000 |\n" for i in range(1, 9)) \
+        + "\n料金はお問い合わせ下さい。お申し込みは教室で承ります。\n"
+    assert page_kind_html(prices, flash) == "product"  # a price list under a Flash banner: its offer is its content
 
 
 def page_kind_html(body: str, html: str) -> str:
@@ -466,3 +469,21 @@ def test_a_player_with_the_words_that_work_it_is_media():
     assert decide(structure(downloads, html), "Remote help") != "media"  # what to download, with a demo video
     essay = "The robot was built in a garage over two winters by two friends who loved engineering. " * 6
     assert decide(structure(essay, html), "Our story") != "media"  # a player under an essay's long text
+
+
+
+def _post(title: str, writer: str) -> str:
+    return f"タイトル ： {title}\n投稿者 ： {writer}\n\n{PROSE_JA}\n\n"
+
+
+THREAD = "演劇をめぐる対話\n\n" + _post("遅ればせの感想です。", "越智") \
+    + _post("Re: 遅ればせの感想です。", "斉藤俊雄") + _post("感想ありがとうございます", "**大手忍**")
+LETTERS = "\n\n".join(f"◆{who}◆\n\n{PROSE_JA}" for who in ("野間大輔さんから", "斉藤からの返信", "野間さんからの返事"))
+
+
+def test_a_boards_thread_kept_as_a_page_is_bbs_not_an_essay():
+    assert page_kind(THREAD, "演劇対話 その２", "dialogue") == "bbs"
+    assert page_kind(LETTERS, "対話「降るような星空」") == "bbs"
+    one_writer = THREAD.replace("斉藤俊雄", "越智").replace("**大手忍**", "越智")  # one writer's notes: no thread
+    assert page_kind(one_writer, "演劇対話 その２") == "essay"
+    assert page_kind(THREAD, "演劇対話 その２", "日記") == "diary"  # the section's word still wins

@@ -12,6 +12,7 @@ from siterag.enrich.summary import (
     date_range,
     leans_back,
     lines_summary,
+    overview,
     page_sentences,
     says_what_page_is,
     summary_is_exact,
@@ -445,3 +446,28 @@ def test_a_sheet_of_fields_is_summed_up_by_its_fields_and_values():
              "| マザーボード | Shuttle k48 |\n| メモリ | DDR2 2GB |\n| HDD | 500GB |\n")
     assert composed_summary(parts, "自作PC").endswith(
         ": CPU: Intel Core2 Duo E8200 / マザーボード: Shuttle k48 / メモリ: DDR2 2GB / HDD: 500GB")
+
+
+TRIP = """**自然紀行**
+
+## 2001年11月13日(火)～14日(水) {#2001-11-13}
+
+日光 小倉山森林公園～雲竜渓谷～戦場ヶ原。ヤマドリの家族そしてアオシギとの出会い。
+
+## 2001/11/13(火) {#2001-11-13-2}
+
+明日が県民の日で休みということで勤務終了後、日光に向かう。ペンションに泊まる。
+
+## 2001/11/14(水) {#2001-11-14}
+
+朝、目が覚めると抜けるような青空がそこにあった。小倉山森林公園を散歩する。
+"""
+
+
+def test_a_heading_over_the_days_that_follow_gives_the_trips_own_word_not_an_entry():
+    assert overview(TRIP) == "日光 小倉山森林公園～雲竜渓谷～戦場ヶ原。ヤマドリの家族そしてアオシギとの出会い。"
+    assert composed_summary(TRIP, "自然紀行", kind="report") == f"レポート 2001年11月13日–14日、2件。{overview(TRIP)}"
+    one_day = TRIP.replace("～14日(水)", "")  # a day's heading: an entry of its own
+    assert overview(one_day) == "" and "3件" in composed_summary(one_day, "自然紀行", kind="report")
+    later = TRIP.replace("{#2001-11-13-2}", "{#2001-11-12}")  # a day before it: no span over the others
+    assert overview(later) == ""

@@ -185,11 +185,12 @@ def test_a_quoted_title_with_a_note_or_a_sentence_is_no_name():
     assert not weak_name("エンジェル/ダスト")
 
 
-def test_at_most_six_tags_and_none_far_below_the_best():
+def test_at_most_four_tags_and_none_far_below_the_best():
     scored = [(f"名前{c}", 10.0) for c in "アイウエオカキク"] + [("ドコモ", 1.0)]
     body = " ".join(t for t, _ in scored)
     tags = pick_tags(scored, body)
-    assert len(tags) == 6 and "ドコモ" not in tags
+    assert tags == ["名前ア", "名前イ", "名前ウ", "名前エ"]
+    assert pick_tags([("名前ア", 10.0), ("ドコモ", 1.0)], "名前ア ドコモ") == ["名前ア"]
 
 
 def test_real_page_tags_are_sure_ones():
@@ -609,3 +610,9 @@ def test_a_label_of_a_part_of_the_page_is_no_tag(term):
     heading, not a term`), in the title or not."""
     assert weak_name(term, True) and weak_name(term, False)
     assert not weak_name("デジタル北京の構築", False) and not weak_name("夏の合宿", False)
+
+
+def test_a_name_with_the_same_suffix_each_time_is_a_piece_of_a_longer_name():
+    """太東 of 太東中 (a school), said with 中 each time; 工事 of 工事中 is a word of its own (under way)."""
+    assert fragment("太東", "太東中の演劇を観た。\n\n太東中学校演劇部は")
+    assert not fragment("工事", "工事中です。明日も工事中")

@@ -77,3 +77,22 @@ def test_frameset_points_at_its_content_frame(shared_sites):
     result = extract_page(html, "heuristic")
     assert result.mode == "frameset" and result.markdown == ""
     assert any(frame.endswith(".html") for frame in result.frames)
+
+
+# A Homepage Builder page whose script tag is left open (`</SCRIPT` without `>`) before `</BODY></HTML>`, its price
+# table after them: a browser shows the table; libxml2 alone stops at `</HTML>`.
+PAST_THE_END = """<html><head><title>ホームページ作成</title></head><body>
+<p><a href="../index.htm">トップ</a></p><div><script language="JavaScript">
+if (document.all) document.write(Msgs)
+</SCRIPT
+</BODY>
+</HTML></SCRIPT></div>
+<table><tr><td>トップページ制作</td><td>￥10,000</td></tr><tr><td>写真加工</td><td>￥1,000</td></tr>
+<tr><td>出張料</td><td>￥2,000</td></tr></table>
+<p>ホームページ制作後は新鮮さを保つことが重要です。既存ページのリニューアルも低価格で承っております。</p>
+</body></html>"""
+
+
+def test_what_a_browser_shows_past_the_pages_end_tags_is_extracted():
+    markdown = extract_page(PAST_THE_END, "heuristic").markdown
+    assert "￥10,000" in markdown and "リニューアルも低価格で承っております" in markdown, markdown

@@ -68,6 +68,11 @@ def test_the_archived_page_is_made_inert_and_kept_in_the_archive():
         assert kept in out, kept
 
 
+def test_the_archived_page_keeps_what_a_browser_shows_past_its_end_tags():
+    page = "<html><body><p>top</p></body></html>\n<table><tr><td>写真加工</td><td>￥1,000</td></tr></table>"
+    assert "￥1,000" in rewrite_html(page, "s", "price.html", ORIGIN)
+
+
 def test_the_reader_resolves_links_escapes_html_and_keeps_entry_anchors():
     body = ("[tea](tea.html) [gone](gone.html) [img file](pic.jpg) [web](http://www.example.org/) "
             "[js](javascript:alert(1))\n\n![photo](../img/a.gif) ![far](http://counter.example/c.gif)\n\n"
