@@ -426,15 +426,17 @@ MIN_LEAD_CHARS = 40  # less room than this for the opening: the parts alone
 
 
 _SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
+_OFF_SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(((?:https?:)?//[^)\s]+)[^)]*\)")
 _FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|mp3|mid|wav|pdf|zip|lzh|exe)$", re.IGNORECASE)
 
 
-def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN) -> str:
+def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN, off_site: bool = False) -> str:
     """An index page laid out in a table or a paragraph: the pages it leads to, named by its links' labels
     (`9項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか`; the first `shown`), CONTENTS_ITEMS or more distinct ones
-    (no file's name); else ''."""
+    (no file's name); else ''. `off_site`: the sites a link list leads to, each told by a few lines of its own
+    (`8項目: Ｐｉａｎｏ１００１ / Piano Diary / ゆるゆるとぴあの ほか`), not its first site's description."""
     labels: dict[str, None] = {}
-    for label, target in _SITE_LINK_RE.findall(body):
+    for label, target in (_OFF_SITE_LINK_RE if off_site else _SITE_LINK_RE).findall(body):
         text = " ".join(summary_source(MD_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
         if sum(map(str.isalpha, text)) >= 2 and len(text) <= CONTENTS_CHARS and not _FILE_RE.search(target) \
                 and not _FILE_NAME_RE.search(text):
@@ -443,6 +445,15 @@ def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN) -> str:
 
 
 _FILE_NAME_RE = re.compile(r"^[\w.-]+\.[a-z]{2,5}$", re.IGNORECASE)  # a label that is a file's name: BDFgrey.html
+
+
+def _linked(body: str, ja: bool, frame: str, off_site: bool = False) -> str:
+    """linked_summary after `frame`, with as many labels as fit; '' where it finds no list of links."""
+    for shown in range(LIST_SHOWN, 0, -1):
+        linked = linked_summary(body, ja, shown, off_site)
+        if not linked or (out := framed(linked, frame, ja)):
+            break
+    return (out or linked) if linked else ""
 
 
 def _clip(text: str, chars: int = ITEM_CHARS) -> str:
@@ -478,17 +489,17 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
                         list(site_parts), home_ja) if site_parts else ""
     if home:
         return home
-    if kind == "index" and not contents_summary(body, ja, True):
-        frame = page_frame(title, kind, section, body, sure, ja)
-        for shown in range(LIST_SHOWN, 0, -1):  # a contents table: the pages it leads to, not its cells' text
-            linked = linked_summary(body, ja, shown)
-            if not linked or (out := framed(linked, frame, ja)):
-                break
+    if kind == "index" and not contents_summary(body, ja, True):  # a contents table: the pages it leads to
+        linked = _linked(body, ja, page_frame(title, kind, section, body, sure, ja))
         if linked:
-            return out or linked
+            return linked
     composed = composed_summary(body, "" if title == UNTITLED else title, lead, topics, kind, series)
     if composed:
         return composed
+    if kind == "links":  # the sites it leads to, each told by a few lines: their names, not one site's blurb
+        linked = _linked(body, ja, page_frame(title, kind, section, body, sure, ja), off_site=True)
+        if linked:
+            return linked
     posts = posts_summary(body, ja)
     if posts:  # a board's thread: who wrote, and what about, not its first message's greeting; the author's own
         # word on what the page is before them (`…SHIGEさんとの「対話」を公開。`)

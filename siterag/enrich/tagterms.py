@@ -92,6 +92,8 @@ def quoted_names(text: str) -> list[str]:
             continue
         if m.group(2) and not name_like(name) and text.count(f"「{name}」") < 2:
             continue  # 「映画を撮る」 once: a phrase quoted; a title with kana is quoted again (「あの子を探して」)
+        if statement(name):
+            continue
         if (2 <= len(name) <= QUOTE_CHARS and name not in out and not _SENTENCE_END_RE.search(name[-1])
                 and not _MARKUP_RE.search(name)):
             out.append(name)
@@ -102,6 +104,25 @@ def quoted_names(text: str) -> list[str]:
                 and sum(w[:1].isupper() for w in words) * 2 > len(words) and not name.endswith((".", ",", "!", "?"))):
             out.append(name)
     return out
+
+
+_SOURCE_PARTICLES = frozenset("から まで より".split())
+
+
+def statement(text: str) -> bool:
+    """Whether a quoted Japanese phrase says something rather than names it: a topic (は, も) and a predicate at its
+    end (『演劇は論理ではない』, 『演劇には伝えたいことなどいらない』), or a phrase left hanging on `from`
+    (`ヴィトゲンシュタインの哲学から`): a post's title or a claim quoted, not a work's name (降るような星空)."""
+    if not _HIRAGANA_RE.search(text):  # (no particle, no inflection)
+        return False
+    from siterag.enrich.keywords import short_tokenizer
+
+    words = [(m.surface(), m.part_of_speech()[:2]) for m in short_tokenizer().tokenize(text)]
+    if not words:
+        return False
+    topic = any(pos == ("助詞", "係助詞") and w in ("は", "も") for w, pos in words)
+    last, pos = words[-1]
+    return topic and pos[0] in ("動詞", "形容詞", "助動詞") or pos == ("助詞", "格助詞") and last in _SOURCE_PARTICLES
 
 
 def name_like(text: str) -> bool:

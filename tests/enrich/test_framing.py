@@ -311,3 +311,13 @@ def test_a_boards_thread_is_summed_up_by_its_writers_and_its_posts_titles():
         "3件の投稿（越智 / 斉藤俊雄 / 大手忍）: 遅ればせの感想です。 / 感想ありがとうございます"
     assert posts_summary(LETTERS, True) == "3件の投稿: 野間大輔さんから / 斉藤からの返信 / 野間さんからの返事"
     assert posts_summary("Name: Ann\n\nhello\n\nName: Ann\n\nagain\n\nName: Ann\n\nbye", False) == ""  # one writer
+
+
+
+def test_a_link_list_told_site_by_site_is_summed_up_by_the_sites_it_leads_to():
+    names = ("Piano Diary", "ゆるゆるとぴあの", "はぴぴあの", "大人からのピアノ")
+    body = "プロの演奏家さんです。（ジャズピアニスト）\n\n" + "\n\n".join(
+        f"[{name}](http://{i}.example.jp/)  \n{name}さんのブログです。演奏も上手です。" for i, name in enumerate(names))
+    sentences = page_sentences(body)
+    summary = page_summary(body, sentences, quotable(sentences), [], set(), "リンク", "links")
+    assert summary.startswith("「リンク」（リンク集）: 4項目: Piano Diary / ゆるゆるとぴあの"), summary

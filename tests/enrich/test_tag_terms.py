@@ -52,6 +52,9 @@ def test_quoted_names_are_titles_not_quoted_sentences():
     found = quoted_names("『エンジェル/ダスト』と「七つ森」を観た。「そうですね、また行きたいです」と言った。"
                          "He played “Pet Sounds” and said \"That was a long night, I think.\"")
     assert found == ["エンジェル/ダスト", "七つ森", "Pet Sounds"]
+    claims = quoted_names("『演劇は論理ではない』と言う。『演劇には伝えたいことなどいらない』。"
+                          "『ヴィトゲンシュタインの哲学から』について。『降るような星空』と『星に願いを』を観た。")
+    assert claims == ["降るような星空", "星に願いを"]  # a claim or a post's title quoted is no work's name
 
 
 def test_generic_words_are_told_from_topical_ones_by_general_frequency():
