@@ -38,8 +38,9 @@ _EN_SENTENCE_RE = re.compile(r"^[\"'“(]?[A-Z0-9].*[.!?][\"'”)]?$")
 
 def summary_source(markdown: str) -> str:
     """The body text a summary is cut from: Markdown links and images reduced to their labels, emphasis marks
-    (`**強調**`, `*italic*`) dropped; a list's bullet and `2*3` stay."""
-    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", _MD_LINK_RE.sub(r"\1", markdown)))  # a button: its picture
+    (`**強調**`, `*italic*`) dropped, a short label set as code read as its words (_LABEL_CODE_RE); a list's
+    bullet and `2*3` stay."""
+    return _LABEL_CODE_RE.sub(r"\1", _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(r"\1", _MD_LINK_RE.sub(r"\1", markdown))))
 
 
 # What a link says when it only points: the sentence around it tells the reader where to click.
@@ -48,9 +49,15 @@ POINTER_LABELS = frozenset("ここ こちら コチラ ココ here this".split()
 
 def _sentence_source(line: str) -> str:
     """summary_source of a line of running text, but a link labelled with a pointer (`ここ`, `こちら`, `here`) stays
-    a link: its sentence says where to click (`直リンクは「ここ」です`), and holding a link, it is never quoted."""
-    return _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(
-        lambda link: link.group() if link.group(1).strip().casefold() in POINTER_LABELS else link.group(1), line))
+    a link: its sentence says where to click (`直リンクは「ここ」です`), and holding a link, it is never quoted. A
+    short label set as code in a sentence (a command's or a button's name: ``情報を得る(I)`` コマンド) is read as
+    its words."""
+    return _LABEL_CODE_RE.sub(r"\1", _EMPHASIS_RE.sub("", _MD_LINK_RE.sub(
+        lambda link: link.group() if link.group(1).strip().casefold() in POINTER_LABELS else link.group(1), line)))
+
+
+# Inline code that names a label (a menu command, a dialog, a field), not a program: short, no code's marks.
+_LABEL_CODE_RE = re.compile(r"(?<!`)`([^`;{}=<>$\\\n]{1,30})`(?!`)")
 
 
 _EMPHASIS_RE = re.compile(r"(?<![A-Za-z0-9*\\])\*{1,3}(?=[^\s*])|(?<=[^\s*\\])\*{1,3}(?![A-Za-z0-9*])")

@@ -14,8 +14,10 @@ from siterag.enrich.summary import (
     lines_summary,
     overview,
     page_sentences,
+    quotable,
     says_what_page_is,
     summary_is_exact,
+    summary_source,
 )
 from tests.conftest import SHARED_SITES
 
@@ -471,3 +473,12 @@ def test_a_heading_over_the_days_that_follow_gives_the_trips_own_word_not_an_ent
     assert overview(one_day) == "" and "3件" in composed_summary(one_day, "自然紀行", kind="report")
     later = TRIP.replace("{#2001-11-13-2}", "{#2001-11-12}")  # a day before it: no span over the others
     assert overview(later) == ""
+
+
+def test_a_label_set_as_code_in_a_sentence_is_read_as_its_words():
+    body = ("アウトラインビューでは、`情報を得る(I)` コマンドを実行すると、選択している内容によって異なる"
+            " 4 種類のダイアログを生成することができます。\n\n```\nif (x) { y = 1; }\n```\n")
+    sentences = page_sentences(body)
+    assert sentences[0].startswith("アウトラインビューでは、情報を得る(I) コマンドを") and quotable(sentences)[0] == 2
+    assert summary_is_exact(sentences[0], body)
+    assert "`x = 1;`" in summary_source("set `x = 1;` first")  # a program's code stays code
