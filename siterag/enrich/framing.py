@@ -456,6 +456,46 @@ def _linked(body: str, ja: bool, frame: str, off_site: bool = False) -> str:
     return (out or linked) if linked else ""
 
 
+# A sentence that announces what follows it: `Contact details are as follows.`, `メンバーは以下の通りです。`
+_POINTS_AHEAD_RE = re.compile(r"(?:\bas follows|\bthe following|\bbelow)[.:：]?$|"
+                              r"(?:以下|次|下記)の?(?:通り|とおり)(?:です|である|だ)?[。:：]?$", re.IGNORECASE)
+_FIELD_LINE_RE = re.compile(r"^([^:：\d]{1,16}?)\s*[:：]\s*\S")  # `Email : steve@…`, `TEL：…`
+ANNOUNCED_LINES = 12  # lines after an announcing sentence read for what it announces
+
+
+def announced(body: str, lead: str, ja: bool) -> str:
+    """`lead` completed where its last sentence announces what follows (`Contact details are as follows.`): with
+    the names on the short lines after it and the fields they give (`Contact details are as follows: Steve Wood,
+    Neil Solomon, Webmaster (Email, Mobile).`); '' where it announces nothing or nothing named follows."""
+    if not lead or not _POINTS_AHEAD_RE.search(lead):
+        return ""
+    lines = [" ".join(summary_source(x).split()).strip("*_ ") for x in body.splitlines()]
+    tail = squeezed(lead)[-20:]
+    at = next((n for n, x in enumerate(lines) if tail in squeezed(x)), -1)
+    if at < 0:
+        return ""
+    names: list[str] = []
+    fields: list[str] = []
+    for line in [x for x in lines[at + 1:] if x][:ANNOUNCED_LINES]:
+        if line.startswith("#"):
+            break
+        if line.startswith(("(", "（")):
+            continue
+        if field := _FIELD_LINE_RE.match(line):
+            fields.append(field[1].strip())
+        elif len(line) > PART_CHARS or _ENDS_SENTENCE_RE.search(line):
+            break  # the list has ended
+        else:
+            names.append(line)
+    if not names:
+        return ""
+    fields = list(dict.fromkeys(fields))
+    stem = lead.rstrip(" .:：。")
+    if ja:
+        return f"{stem}: {'、'.join(names)}" + (f"（{'、'.join(fields)}）" if fields else "") + "。"
+    return f"{stem}: {', '.join(names)}" + (f" ({', '.join(fields)})" if fields else "") + "."
+
+
 def _clip(text: str, chars: int = ITEM_CHARS) -> str:
     """`text` cut to `chars` with `…`, after a whole word where it has spaces near the cut."""
     if len(text) <= chars:
@@ -509,7 +549,7 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
         return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat
-    summary = lead or lines_summary(body, ja)
+    summary = announced(body, lead, ja) or lead or lines_summary(body, ja)
     if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
         lead, summary = "", lines_summary(body, ja)
         summary = summary[len(summary.split(" / ", 1)[0]) + 3:] if _plain(summary.split(" / ", 1)[0]) == \
@@ -536,5 +576,6 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     if lead:
         room = SUMMARY_CHARS - len(frame) - 2
         shorter = choose_summary(sentences, tags, common, quotes, title=title, chars=room) if room > 40 else ""
-        return framed(shorter, frame, ja) or summary
+        told = announced(body, shorter, ja)  # (what a sentence announcing a list names)
+        return told and framed(told, frame, ja) or framed(shorter, frame, ja) or summary
     return framed(summary, frame, ja) or summary

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from siterag.enrich.framing import (
+    announced,
     chat_summary,
     contents_summary,
     heading_picture,
@@ -321,3 +322,13 @@ def test_a_link_list_told_site_by_site_is_summed_up_by_the_sites_it_leads_to():
     sentences = page_sentences(body)
     summary = page_summary(body, sentences, quotable(sentences), [], set(), "リンク", "links")
     assert summary.startswith("「リンク」（リンク集）: 4項目: Piano Diary / ゆるゆるとぴあの"), summary
+
+
+def test_a_sentence_announcing_what_follows_is_completed_by_the_names_that_follow():
+    body = ("Contact details are as follows.\n\nSteve Wood\n\nEmail : [steve@example.org](mailto:steve@example.org)\n\n"
+            "(Please remove the \"xx\" in the address.)\n\nMobile : 07941 000000\n\nNeil Solomon\n\n"
+            "Email : [neil@example.org](mailto:neil@example.org)\n")
+    sentences = page_sentences(body)
+    assert page_summary(body, sentences, quotable(sentences), [], set(), "Contact Info", "profile") == \
+        "Contact Info (profile): Contact details are as follows: Steve Wood, Neil Solomon (Email, Mobile)."
+    assert announced(body, "We met Steve Wood.", False) == ""  # a sentence that announces nothing
