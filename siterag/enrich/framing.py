@@ -16,6 +16,7 @@ from siterag.enrich.summary import (
     _ENDS_SENTENCE_RE,
     ITEM_CHARS,
     LIST_SHOWN,
+    POINTER_LABELS,
     SUMMARY_CHARS,
     _is_ja,
     _quoted,
@@ -426,18 +427,21 @@ MIN_LEAD_CHARS = 40  # less room than this for the opening: the parts alone
 
 
 _SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
-_OFF_SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(((?:https?:)?//[^)\s]+)[^)]*\)")
+_ANY_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!mailto:|#)([^)\s]+)[^)]*\)")
 _FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|mp3|mid|wav|pdf|zip|lzh|exe)$", re.IGNORECASE)
 
 
 def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN, off_site: bool = False) -> str:
     """An index page laid out in a table or a paragraph: the pages it leads to, named by its links' labels
     (`9項目: 蓮の開花 / 産めよ増やせよ / 渡り鳥 ほか`; the first `shown`), CONTENTS_ITEMS or more distinct ones
-    (no file's name); else ''. `off_site`: the sites a link list leads to, each told by a few lines of its own
-    (`8項目: Ｐｉａｎｏ１００１ / Piano Diary / ゆるゆるとぴあの ほか`), not its first site's description."""
+    (no file's name); else ''. `off_site`: a link list, whose links lead anywhere (other sites, its members'
+    pages), each told by a few lines of its own (`8項目: Ｐｉａｎｏ１００１ / Piano Diary / ゆるゆるとぴあの ほか`),
+    not its first site's description."""
     labels: dict[str, None] = {}
-    for label, target in (_OFF_SITE_LINK_RE if off_site else _SITE_LINK_RE).findall(body):
+    for label, target in (_ANY_LINK_RE if off_site else _SITE_LINK_RE).findall(body):
         text = " ".join(summary_source(MD_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
+        if text.strip(" .。!！").casefold() in POINTER_LABELS:  # `here.`, `こちら`: where to click, no page's name
+            continue
         if sum(map(str.isalpha, text)) >= 2 and len(text) <= CONTENTS_CHARS and not _FILE_RE.search(target) \
                 and not _FILE_NAME_RE.search(text):
             labels[text] = None

@@ -322,6 +322,10 @@ def test_a_link_list_told_site_by_site_is_summed_up_by_the_sites_it_leads_to():
     sentences = page_sentences(body)
     summary = page_summary(body, sentences, quotable(sentences), [], set(), "リンク", "links")
     assert summary.startswith("「リンク」（リンク集）: 4項目: Piano Diary / ゆるゆるとぴあの"), summary
+    more = body + "\n\n[My Master](mymaster.html)  \n師匠のページは[こちら](http://x.example.jp/)です、演奏の動画もたくさんあるのでぜひご覧ください。"
+    sentences = page_sentences(more)  # a page of the site it lists counts; `こちら` names no page
+    summary = page_summary(more, sentences, quotable(sentences), [], set(), "リンク", "links")
+    assert summary.startswith("「リンク」（リンク集）: 5項目: Piano Diary"), summary
 
 
 def test_a_sentence_announcing_what_follows_is_completed_by_the_names_that_follow():
