@@ -669,8 +669,16 @@ def _paragraphs(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def _plain_line(line: str) -> bool:
-    """Whether a block's first line may open an entry: not a table, quote, HTML, list item, link or image."""
-    return not (line.lstrip().startswith(("|", ">", "<")) or _LIST_RE.match(line) or "](" in line or "![" in line)
+    """Whether a block's first line may open an entry: not a table, quote, HTML, list item, link or image. A link to
+    a place on the same page (`[第21回自然劇場](#20) 2002年3月31日(日)`: an anchor that names the entry) is no link
+    away."""
+    linked = "](" in line and not (line.count("](") == 1 and _ANCHOR_NAME_RE.match(line))
+    return not (line.lstrip().startswith(("|", ">", "<")) or _LIST_RE.match(line) or linked or "![" in line)
+
+
+# A line opening with a name linked to a place on the same page, the date after it (not a date as the link: an
+# in-page contents line `[2003.6.20(金)](#a) [2003.6.19(木)](#b)`)
+_ANCHOR_NAME_RE = re.compile(r"^\[[^\]\d][^\]]*\]\(#[^)\s]*\)\s+\S")
 
 
 def _candidate(lines: list[str], first: int, end: int, order: str | None = None, loose: bool = False) -> str | None:

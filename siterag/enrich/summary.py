@@ -573,8 +573,8 @@ def _structure(body: str) -> dict:
     many point off the site), short lines of text without a stop, numbered lines (`４．大気の大循環`), pictures
     and their alt texts, lines of text, and the short lines' stanzas (runs between blank lines)."""
     body = without_pictures(body, repeated_pictures(body))  # bullets and rules are no pictures of the page
-    entries = [(_TIME_BITS_RE.sub("", _DATE_WORDS_RE.sub("", _MARKS_RE.sub("", t))).strip(" :-—•・"), d, t)
-               for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
+    entries = [(_TIME_BITS_RE.sub("", _DATE_WORDS_RE.sub("", _MARKS_RE.sub("", summary_source(t)))).strip(" :-—•・"),
+                d, t) for t, d in ((m["heading"], m["date"]) for m in ENTRY_HEADING_RE.finditer(body))]
     items, rows, links, short, numbered, alts = [], [], [], [], [], []
     text = external = images = stanzas = in_cells = 0
     header: list[str] = []

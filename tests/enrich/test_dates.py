@@ -570,6 +570,10 @@ def test_a_numbered_events_name_may_come_before_its_full_date():
     assert "## 第６回自然劇場 1998年1月31日(土) 久喜市昭和池 {#1998-01-31}" in found.markdown
     for line in ("第2回の会議は2003年5月4日に開かれた。", "第1回 5月4日(日)", "第１回～第５回"):
         assert parse_date_line(line) is None, line
+    anchored = md.replace("第６回自然劇場 1998", "[第６回自然劇場](#20) 1998")  # its name an anchor on the page
+    assert [e.date for e in mark_entries(anchored).entries] == ["1998-01-31", "1998-02-21"]
+    away = md.replace("第６回自然劇場 1998", "[第６回自然劇場](kiroku01.html) 1998")  # a link away: that page's
+    assert "1998-01-31" not in [e.date for e in mark_entries(away).entries]
 
 
 # ---- the general grammar, induction, anchors, page dates, the quality line (issue 23) --------------------------
