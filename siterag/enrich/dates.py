@@ -565,6 +565,13 @@ def titled(found: DateLine) -> bool:
     return "。" not in rest.rstrip("。") and not ("、" in rest and rest.endswith("。"))
 
 
+def spans_days(line: str) -> bool:
+    """Whether a date line's date runs on to a later day (`2001年11月13日(火)～14日(水)`,
+    `2003.12.28(日)～2003.12.30(火)`): its rest opens with a range's end, as titled reads it."""
+    found = parse_date_line(line)
+    return bool(found) and _RANGE_END_RE.match(found.rest.rstrip(_CLOSERS + " ")) is not None
+
+
 class YearContext:
     """Resolves dates line by line through a document: a month-day date takes its year from the nearest
     preceding full date (or year heading), else from `fallback_year` (the page's name date or document date).

@@ -243,10 +243,11 @@ def posts_summary(body: str, ja: bool) -> str:
     """A board's thread kept as a page (kinds.board_posts): its posts' count, its writers and its posts' titles
     (`12件の投稿（越智 / 斉藤俊雄）: 笑いについて / 遅ればせの感想です ほか`), or its message headers where no field
     names a writer (`7件の投稿: 東京大学奇術愛好会・野間大輔さんから / 斉藤からの返信 ほか`); else ''."""
-    lines = [post_line(x) for x in body.splitlines() if x.strip()]
-    posts = board_posts(lines)
+    raw = [x for x in body.splitlines() if x.strip()]
+    posts = board_posts(raw)
     if not posts:
         return ""
+    lines = [post_line(x) for x in raw]
     writers = list(dict.fromkeys(m[1] for x in lines if (m := WRITER_FIELD_RE.match(x))))
     titles = [_REPLY_RE.sub("", m[1]).strip(" >＞") for x in lines if (m := _POST_TITLE_RE.match(x))]  # a reply's
     # title is its thread's (`Re: 1月の公演について`)
@@ -426,8 +427,8 @@ def opening_with_parts(body: str, title: str, names: list[str], second: int, sen
 MIN_LEAD_CHARS = 40  # less room than this for the opening: the parts alone
 
 
-_SITE_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!https?:|//|mailto:|#)([^)\s]+)[^)]*\)")
-_ANY_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!mailto:|#)([^)\s]+)[^)]*\)")
+_LINK_RE = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?!mailto:|#)([^)\s]+)[^)]*\)")  # to a page
+_OFF_SITE_RE = re.compile(r"https?:|//")
 _FILE_RE = re.compile(r"\.(?:jpe?g|gif|png|bmp|mp3|mid|wav|pdf|zip|lzh|exe)$", re.IGNORECASE)
 
 
@@ -438,7 +439,9 @@ def linked_summary(body: str, ja: bool, shown: int = LIST_SHOWN, off_site: bool 
     pages), each told by a few lines of its own (`8項目: Ｐｉａｎｏ１００１ / Piano Diary / ゆるゆるとぴあの ほか`),
     not its first site's description."""
     labels: dict[str, None] = {}
-    for label, target in (_ANY_LINK_RE if off_site else _SITE_LINK_RE).findall(body):
+    for label, target in _LINK_RE.findall(body):
+        if not off_site and _OFF_SITE_RE.match(target):
+            continue
         text = " ".join(summary_source(MD_IMAGE_RE.sub("", label)).split()).strip("*_ ").lstrip("・●○■□◆◇★☆-– ")
         if text.strip(" .。!！").casefold() in POINTER_LABELS:  # `here.`, `こちら`: where to click, no page's name
             continue

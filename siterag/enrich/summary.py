@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE, in_sequence, narrow
+from siterag.enrich.dates import ENTRY_HEADING_RE, HARD_BREAK_RE, in_sequence, spans_days
 from siterag.enrich.markdown import MD_IMAGE_RE, repeated_pictures, without_pictures
 from siterag.enrich.tagterms import NAME_TITLES
 
@@ -763,7 +763,7 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     ja = _is_ja(summary_source(MD_IMAGE_RE.sub("", body)))  # the text's language, not its link targets
     name = title.strip()
     entries = st["entries"]
-    said = overview(body)
+    said = overview(body) if len(entries) >= 3 else ""  # (a first heading over two days' or more)
     if said:  # what the days under it are about, not one of them
         entries = entries[1:]
     if len(entries) >= 2:
@@ -844,8 +844,6 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     return ""
 
 
-# A heading's dates running on to a later day: `2001年11月13日(火)～14日(水)`, `13 – 14 March`, `1 to 3 May`
-_DATE_SPAN_RE = re.compile(r"\d\D{0,8}?(?:[～~〜–—]|\s-\s|\bto\b)\s*\d")
 OVERVIEW_CHARS = 160  # an overview says what the days under it are in a sentence or two
 
 
@@ -855,7 +853,7 @@ def overview(body: str) -> str:
     (`日光 小倉山森林公園～雲竜渓谷～戦場ヶ原。ヤマドリの家族そしてアオシギとの出会い。`), no entry of its own;
     '' when there is none, or it is longer than OVERVIEW_CHARS or holds no sentence."""
     found = list(ENTRY_HEADING_RE.finditer(body))
-    if len(found) < 3 or not _DATE_SPAN_RE.search(narrow(found[0]["heading"])):
+    if len(found) < 3 or not spans_days(found[0]["heading"]):
         return ""
     if any(m["date"] < found[0]["date"] for m in found[1:]):
         return ""

@@ -713,6 +713,8 @@ def _one_name(term: str) -> bool:
     """Whether a Japanese term is one proper noun (a place's, a person's, a school's name: 太東, 船橋)."""
     parts = ja_parts(term)
     return len(parts) == 1 and parts[0][1]
+
+
 _COUNTERS = frozenset("年月日度回号期代時分秒歳才人件個枚本部章巻話号階番")  # what a number counts: 1994年度, 第3回
 _EN_NEAR_RE = re.compile(r"[\w’'.-]+")
 # an institution named by what it is of (`Department of Social Informatics`, `Chinese Academy of Sciences`): the
