@@ -314,12 +314,18 @@ def own_key(name: str) -> str:
     return re.sub(r"[\s・･.]", "", fold(name))
 
 
+OWN_WORD_CHARS = 4  # a site's one-word name this long, a word of a tag: the site's own name in a longer one
+
+
 def own_name(term: str, site_own: Collection[str]) -> bool:
-    """Whether a tag is one of the site's own names, or two or more words of one (`Brian Williams` of `Brian David
-    Williams`)."""
+    """Whether a tag is one of the site's own names, two or more words of one (`Brian Williams` of `Brian David
+    Williams`), or a name one of whose words is one (`Official Team Gyrobot`, `Gyrobot Ltd` on the site
+    Gyrobot)."""
     if own_key(term) in site_own:
         return True
     words = term.split()
+    if len(words) >= 2 and any(len(w) >= OWN_WORD_CHARS and own_key(w) in site_own for w in words):
+        return True
     return len(words) >= 2 and term.isascii() and any(
         re.search(r"\b" + r"\b.*\b".join(map(re.escape, (fold(w) for w in words))) + r"\b", own) for own in site_own
         if " " in own)

@@ -8,7 +8,7 @@ import re
 import unicodedata
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
-from siterag.enrich.keywords import person_name
+from siterag.enrich.keywords import EN_STOP, person_name
 from siterag.enrich.kinds import KINDS, MESSAGE_HEAD_RE, WRITER_FIELD_RE, board_posts, post_line
 from siterag.enrich.markdown import MD_IMAGE_RE
 from siterag.enrich.metadata import UNTITLED
@@ -167,6 +167,37 @@ def heading_picture(line: str) -> str:
     return "" if sum(map(str.isalpha, text)) < 3 or _FILE_WORDS_RE.search(text) else text
 
 
+_STATED_WORDS = 6  # a heading of this many words or more, STATED_LOWER of them lower-case words that are no
+_STATED_LOWER = 3  # function word (`shows`, `exiled`; not `of`, `the`), is a sentence, not a Title Case name
+_QUOTE_START_RE = re.compile(r"^[“\"‘'「『(（]")  # a quoted verse or saying under the title: an epigraph
+_JA_STATED_RE = re.compile(r"(?:。|です|ます|でした|ました)$")
+
+
+def stated_heading(body: str, title: str) -> str:
+    """A heading under the page's first heading, above its first paragraph, that is a sentence, not a name
+    (`### Hosea 5 shows us the wonderful fulfilment of prophecy` under `# THE FUTURE OF ISRAEL REVEALED`,
+    `…を紹介します。`): the author's own word on what the page is, ending in a stop; '' when there is none (an
+    epigraph in quotes is none, nor a sentence that only says the title)."""
+    key, headed = _plain(title), False
+    for line in body.splitlines():
+        match = _HEADING_RE.match(line.strip())
+        if not match:
+            if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
+                return ""  # the page's text has begun
+            continue
+        text = " ".join(_MARKS_RE.sub("", summary_source(match.group(1))).split())
+        if not headed or "{#" in match.group(1) or _QUOTE_START_RE.match(text) or text.endswith(("?", "？")) \
+                or _plain(text) in key or says_title(text, title):
+            headed = True
+            continue
+        words = [w.strip(",.;:!’'") for w in text.split()]
+        lower = [w for w in words if w.isalpha() and w.islower() and w not in EN_STOP]
+        if _JA_STATED_RE.search(text) if _is_ja(text) else \
+                len(words) >= _STATED_WORDS and len(lower) >= _STATED_LOWER:
+            return text if _ENDS_SENTENCE_RE.search(text) else f"{text}{'。' if _is_ja(text) else '.'}"
+    return ""
+
+
 def page_frame(title: str, kind: str = "", section: str = "", body: str = "", sure: bool = True,
                ja: bool | None = None, with_heading: bool = True) -> str:
     """What the page is, from its facts: `「題名」（日記・weblog、2012年10月26日）`,
@@ -191,6 +222,17 @@ def page_frame(title: str, kind: str = "", section: str = "", body: str = "", su
     if ja:
         return (f"『{name}』" if "「" in name else f"「{name}」") + (f"（{'、'.join(notes)}）" if notes else "")
     return name + (f" ({'; '.join(notes)})" if notes else "")
+
+
+COMMA_SHARE = 0.5  # a sentence cut at a comma keeps this share of it at least, or it is not cut
+
+
+def at_comma(sentence: str, chars: int) -> str:
+    """A sentence cut after its last comma (、，,) within `chars`, with `…`; '' when that leaves less than
+    COMMA_SHARE of it."""
+    head = sentence[:chars - 1]
+    cut = max(head.rfind(mark) for mark in ("、", "，", ","))
+    return f"{head[:cut]}…" if cut >= COMMA_SHARE * len(sentence) else ""
 
 
 def framed(summary: str, frame: str, ja: bool) -> str:
@@ -464,9 +506,12 @@ def _linked(body: str, ja: bool, frame: str, off_site: bool = False) -> str:
 
 
 # A sentence that announces what follows it: `Contact details are as follows.`, `メンバーは以下の通りです。`
-_POINTS_AHEAD_RE = re.compile(r"(?:\bas follows|\bthe following|\bbelow)[.:：]?$|"
-                              r"(?:以下|次|下記)の?(?:通り|とおり)(?:です|である|だ)?[。:：]?$", re.IGNORECASE)
+_POINTS_AHEAD_RE = re.compile(r"(?:\bas follows|\bthe following(?: [\w -]{1,30})?|\bbelow)[.:：]?$|"
+                              r"(?:以下|次|下記)の?(?:通り|とおり)(?:です|である|だ)?[。:：]?$|"  # …は以下の通りです。
+                              r"(?:以下|次|下記)の[^。、]{1,20}?(?:が|を)(?:あります|ある|挙げます|紹介します)[。:：]?$",
+                              re.IGNORECASE)  # `以下のソフトウェアがあります。`
 _FIELD_LINE_RE = re.compile(r"^([^:：\d]{1,16}?)\s*[:：]\s*\S")  # `Email : steve@…`, `TEL：…`
+_NOTE_AFTER_RE = re.compile(r"(?<=\S)\s*[（(][^（()）]*[）)]$")
 ANNOUNCED_LINES = 12  # lines after an announcing sentence read for what it announces
 
 
@@ -483,15 +528,19 @@ def announced(body: str, lead: str, ja: bool) -> str:
         return ""
     names: list[str] = []
     fields: list[str] = []
+    skipped = False
     for line in [x for x in lines[at + 1:] if x][:ANNOUNCED_LINES]:
         if line.startswith("#"):
             break
         if line.startswith(("(", "（")):
             continue
+        line = _NOTE_AFTER_RE.sub("", line)  # a name's note (`Opera （ノルウェーの…が開発）`): the name
         if field := _FIELD_LINE_RE.match(line):
             fields.append(field[1].strip())
         elif len(line) > PART_CHARS or _ENDS_SENTENCE_RE.search(line):
-            break  # the list has ended
+            if names or skipped:
+                break  # the list has ended
+            skipped = True  # (a note on the list before it: `２０１２年のシェア順です。`)
         else:
             names.append(line)
     if not names:
@@ -556,6 +605,10 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
         return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat
+    stated = stated_heading(body, title)
+    told = stated and framed(stated, page_frame(title, kind, section, body, sure, ja), ja)
+    if told:  # the author's sentence on what the page is, set as a heading under its name
+        return told
     summary = announced(body, lead, ja) or lead or lines_summary(body, ja)
     if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
         lead, summary = "", lines_summary(body, ja)
@@ -582,6 +635,9 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
         return summary
     if lead:
         room = SUMMARY_CHARS - len(frame) - 2
+        own = own_word(sentences, quotes, common)
+        if own and len(own) > room and (cut := at_comma(own, room)):  # the author's word on what the page is,
+            return framed(cut, frame, ja)  # to its last comma that fits (`This presentation addresses …, …`)
         shorter = choose_summary(sentences, tags, common, quotes, title=title, chars=room) if room > 40 else ""
         told = announced(body, shorter, ja)  # (what a sentence announcing a list names)
         return told and framed(told, frame, ja) or framed(shorter, frame, ja) or summary

@@ -54,6 +54,11 @@ def content_hash(data: bytes | str) -> str:
 def fallback_metadata(title: str, markdown: str) -> dict:
     """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
+    years = sorted({m["date"][:4] for m in ENTRY_HEADING_RE.finditer(markdown) if m["date"]})
+    if years and len(ENTRY_HEADING_RE.findall(markdown)) > 1 and not _names_something(title):
+        # a page of entries under a number (`540101`): the years it holds, not its first entry's heading
+        return {"title": years[0] if len(years) == 1 else f"{years[0]}–{years[-1]}", "category": "", "tags": [],
+                "summary": ""}
     first_heading = next((_title_text(line) for line in markdown.splitlines() if line.startswith("#")), "")
     named = next((t for t in (title, first_heading, first_line(markdown)) if _names_something(t)), UNTITLED)
     return {"title": named[:120], "category": "", "tags": [], "summary": ""}

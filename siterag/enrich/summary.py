@@ -445,7 +445,8 @@ _SELF_REFERENCE_RE = re.compile(
     r"^(?:(?:この|本|当)(?:ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|マニュアル|ドキュメント|章|節|記事|日記|ブログ)"
     r"|ここ(?:では|には)|Here (?:you|I|we)\b|On this (?:page|site)\b"  # `ここでは…`: here, on this page
     r"|(?:This|These) (?:page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|"
-    r"diary|tutorial|paper|report|program|software|package|dialog|window|command)s?\b)")
+    r"diary|tutorial|paper|report|program|software|package|dialog|window|command|presentation|talk|lecture|"
+    r"study|project|thesis)s?\b)")
 
 
 def says_what_page_is(sentence: str) -> bool:
@@ -458,14 +459,16 @@ def says_what_page_is(sentence: str) -> bool:
 
 
 _PAGE_NOUNS_JA = ("ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|記事|稿|論文|報告|章|節|"
-                  "マニュアル|ブログ|日記|本")
+                  "マニュアル|ブログ|日記|本|発表|講演|研究|プロジェクト")
 _PAGE_SUBJECT_JA_RE = re.compile(rf"^(?:(?:この|本|当)(?:{_PAGE_NOUNS_JA})(?:で|に)?は|"
                                  r"ここ(?:で|に)(?!の)(?:は|[^。、，,]{0,16}?(?:は|のは|では|には)))")
 _PRESENTS_JA_RE = re.compile(rf"紹介|説明|解説|掲載|載せ|まとめ|綴|報告|述べ|提案|取り上げ|記録|"
                              rf"(?:{_PAGE_NOUNS_JA}|もの)(?:です|である|だ)[。！]?$")
 _PAGE_SUBJECT_EN_RE = re.compile(
     r"^(?:(?:This|These|The present) (?:page|site|website|web site|document|article|chapter|section|book|booklet|"
-    r"guide|paper|report|essay|diary|collection|list|tutorial)s? (?:describes?|contains?|lists?|covers?|presents?|"
+    r"guide|paper|report|essay|diary|collection|list|tutorial|presentation|talk|lecture|study|project|thesis)s? "
+    r"(?:describes?|contains?|lists?|covers?|presents?|addresse?s?|proposes?|examines?|explores?|reports?|"
+    r"outlines?|focus(?:es)? on|"
     r"gives?|shows?|explains?|tells?|collects?|records?|features?|includes?|introduces?|discusses?|deals?|is about|"
     r"are about|is (?:a|an|the|my|our|devoted|dedicated))\b|(?:On|In) this (?:page|site|article|chapter|section|"
     r"book|paper)\b[^.]{0,40}\b(?:describe|present|list|explain|show|discuss|introduce|collect|cover|look at|find))")
@@ -580,6 +583,8 @@ def _structure(body: str) -> dict:
     header: list[str] = []
     heading = table_heading = ""  # the last heading, the one above the first table
     captions: list[str] = []  # the text cells of a table with rows of pictures
+    under: list[str] = []  # short lines right under a run of pictures, one a picture: their captions
+    pending = 0  # pictures of the last run not captioned yet
     in_code = gap = False
     for raw in body.splitlines():
         line = raw.strip()
@@ -602,14 +607,23 @@ def _structure(body: str) -> dict:
                 captions += [" ".join(_BR_RE.sub(" ", c).split()) for c in cells if sum(map(str.isalpha, c)) >= 2]
             (rows if header else header).extend([cells] if header else cells)
             continue
+        shown = len(_MD_IMAGE_ALT_RE.findall(line))
         for picture in _MD_IMAGE_ALT_RE.finditer(line):  # its alt text, else its title (a tooltip caption)
             images += 1
             alt = picture[1] if sum(map(str.isalpha, picture[1])) >= 2 else picture[2] or ""
             if sum(map(str.isalpha, alt)) >= 2 and not _FILE_NAME_RE.search(alt):
                 alts.append(alt.strip())
         plain = " ".join(HARD_BREAK_RE.sub("", summary_source(MD_IMAGE_RE.sub("", line))).split()).strip("*_ ")
+        if shown:  # a line of pictures only adds to the run; one with text beside them ends it
+            pending = 0 if plain else pending + shown
         if not plain:
             continue
+        if not shown and pending and len(plain) <= ITEM_CHARS and not _TERMINATOR_RE.search(plain) \
+                and not _worded_link(line):
+            under.append(plain)
+            pending -= 1
+        elif not shown:
+            pending = 0  # (a sentence, a link: no caption, and the run is over)
         text += 1
         item = _ITEM_RE.match(line)
         if item:
@@ -628,7 +642,7 @@ def _structure(body: str) -> dict:
     return {"entries": entries, "items": items, "header": header, "rows": rows, "table_heading": table_heading,
             "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
-            "stanzas": stanzas}
+            "stanzas": stanzas, "under": under}
 
 
 def _worded_link(line: str) -> bool:
@@ -825,8 +839,9 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
             and not (_prose_items(items) and len(items) < 2 * COMPOSE_ITEMS):  # a few sentences set as a list: prose
         return f"{label}{len(items)}項目の一覧: {_quoted(items, ja)}" if ja else \
             f"{label}list of {len(items)} items: {_quoted(items, ja)}."
-    if st["images"] >= PHOTOS and st["text"] < st["images"]:
-        captions = st["alts"] or short
+    under = st["under"] if len(st["under"]) >= 2 else []  # (one short line under a picture may be anything)
+    if st["images"] >= PHOTOS and st["text"] - len(under) < st["images"]:  # captions under rows of pictures
+        captions = st["alts"] or list(dict.fromkeys(under)) or short  # are no text of their own
         shown = f": {_quoted(captions, ja)}" if captions else ""
         word = "写真" if kind == "photos" else "画像"  # a demo's frames, a scan: pictures, not photographs
         return f"{label}{word} {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."

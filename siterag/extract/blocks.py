@@ -151,6 +151,7 @@ def parse_html(html: str) -> etree._Element:
                                                                                 remove_pis=True))
     except (etree.ParserError, ValueError):
         root = lxml.html.document_fromstring("<html><body></body></html>")
+    _close_nested_headings(root)
     for table in _form_grids(root):
         _drop_keep_tail(table)
     for el in _SYMBOL_FONT_XPATH(root):  # Word's bullets: `l` in the Wingdings font shows ●
@@ -171,6 +172,25 @@ _WINGDINGS = {"l": "●", "n": "■", "u": "◆", "q": "❑", "v": "❖", "§": 
 _CONTROLS_XPATH = etree.XPath("//input[not(@type) or translate(@type, 'HIDEN', 'hiden') != 'hidden'] | //textarea"
                                " | //select")
 FORM_LABEL_CHARS = 40  # a form grid's rows hold field labels at most this long
+
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _close_nested_headings(root: etree._Element) -> None:
+    """A heading opened inside an open heading closes it, as a browser's parser does (`<H3>Hosea 1 shows us …
+    <HR><H3>The role of the prophet</H3><P>…`): libxml2 nests the second heading and all after it in the first."""
+    for heading in list(root.iter(*_HEADINGS)):
+        inner = next((c for c in heading if c.tag in _HEADINGS), None)
+        if inner is None:
+            continue
+        moved, after = [inner, *inner.itersiblings()], heading.tail
+        heading.tail = None
+        anchor = heading
+        for el in moved:  # (each keeps its tail: the text after it is after it still)
+            anchor.addnext(el)
+            anchor = el
+        anchor.tail = (anchor.tail or "") + (after or "") or None
 
 
 def _form_grids(root: etree._Element) -> list[etree._Element]:

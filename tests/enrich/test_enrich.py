@@ -338,6 +338,12 @@ def test_a_page_without_title_or_heading_is_titled_by_its_first_short_line():
     assert fallback_metadata("", "つばさ ～創作にチャレンジしたい人たちのための創作劇～\n\n登場人物")["title"] == \
         "つばさ ～創作にチャレンジしたい人たちのための創作劇～"
     assert fallback_metadata("", "**[心 を 育 て る](kokoro.html)**  \n\n本文")["title"] == "心 を 育 て る"
+    # a year of entries under a number (`540101`, seed 1248): the year, not its first day's heading
+    year = "".join(f"## {d} {{#{i}}}\n\nText.\n\n" for d, i in (("FRIDAY 1st JANUARY 1954", "1954-01-01"),
+                                                            ("SATURDAY 2nd JANUARY 1954", "1954-01-02")))
+    assert fallback_metadata("540101", year)["title"] == "1954"
+    assert fallback_metadata("540101", year.replace("1954-01-02", "1955-01-02"))["title"] == "1954–1955"
+    assert fallback_metadata("Diary 1954", year)["title"] == "Diary 1954"
     assert fallback_metadata("", "とても長い一文で始まるページです、" * 8)["title"] == "untitled"  # a sentence
     assert fallback_metadata("台本", "つばさ")["title"] == "台本"  # its own <title> first
     # a linked logo is no line of text (it once left `![](index.html)` as the title)

@@ -17,6 +17,7 @@ from siterag.enrich.framing import (
     parts_note,
     posts_summary,
     says_title,
+    stated_heading,
 )
 from siterag.enrich.summary import SUMMARY_CHARS, page_sentences, quotable, summary_is_exact
 from tests.conftest import SHARED_SITES
@@ -336,3 +337,49 @@ def test_a_sentence_announcing_what_follows_is_completed_by_the_names_that_follo
     assert page_summary(body, sentences, quotable(sentences), [], set(), "Contact Info", "profile") == \
         "Contact Info (profile): Contact details are as follows: Steve Wood, Neil Solomon (Email, Mobile)."
     assert announced(body, "We met Steve Wood.", False) == ""  # a sentence that announces nothing
+
+
+def test_a_japanese_sentence_announcing_a_list_is_completed_by_the_names_under_it():
+    """Issue 24 (blind reading, seed 1250): `…以下のソフトウェアがあります。` was the whole summary; a note on the
+    list before it (`２０１２年のシェア順です。`) and each name's note in brackets are no names."""
+    body = ("## 2013-05-17 Windowsで動作するブラウザーについて {#2013-05-17}\n\n"
+            "現在Windowsで動作する代用的なブラウザとして以下のソフトウェアがあります。  \n"
+            "[２０１２年のシェア順です。](http://example.jp/share.html)  \nMicrosoft Internet Exploer  \n"
+            "Google Chrome  \nFireFox （Mozilla Foundationが開発）  \nOpera\n\n"
+            "Internet Exploerのシェアが５０％付近で他の製品を大きく引き離しています。\n")
+    lead = "現在Windowsで動作する代用的なブラウザとして以下のソフトウェアがあります。"
+    assert announced(body, lead, True) == ("現在Windowsで動作する代用的なブラウザとして以下のソフトウェアがあります: "
+                                           "Microsoft Internet Exploer、Google Chrome、FireFox、Opera。")
+    assert announced(body, "現在Windowsで動作するブラウザを使っています。", True) == ""
+
+
+def test_a_heading_that_is_a_sentence_under_the_pages_heading_says_what_the_page_is():
+    """Issue 24 (blind reading, seed 1248): `### Hosea 5 shows us the wonderful fulfilment of prophecy` under the
+    chapter's name was skipped for a verse quoted below it."""
+    body = ("###### CHAPTER FIVE\n\n# THE FUTURE OF ISRAEL REVEALED\n\n"
+            "### Hosea 5 shows us the wonderful fulfilment of prophecy\n\n"
+            "“I know Ephraim, and Israel is not hid from Me” (v3). Priests, people and king were all guilty.\n")
+    assert stated_heading(body, "Hosea -- chapter 5") == "Hosea 5 shows us the wonderful fulfilment of prophecy."
+    assert _summary(body, "Hosea -- chapter 5", "essay", "Publications") == (
+        "Hosea -- chapter 5 — THE FUTURE OF ISRAEL REVEALED (essay, Publications): Hosea 5 shows us the wonderful "
+        "fulfilment of prophecy.")
+    # a name (few lower-case words), an epigraph, the page's first heading: no statement
+    for heading in ("A party at Digbeth Institute", "“Ye shall receive power, after that the Holy Ghost is come”"):
+        assert stated_heading(body.replace("Hosea 5 shows us the wonderful fulfilment of prophecy", heading),
+                              "Hosea -- chapter 5") == ""
+    text = "\n\n本文がここから始まります。長い文章です。"
+    assert stated_heading(f"# このページでは温室の様子を紹介します。{text}", "温室") == ""
+    assert stated_heading(f"# 我が家\n\n## ここでは温室の中の様子を紹介します。{text}", "我が家") == \
+        "ここでは温室の中の様子を紹介します。"
+
+
+def test_the_authors_word_on_what_the_page_is_is_cut_at_a_comma_to_fit_its_frame():
+    """Issue 24 (blind reading, seed 1250): a symposium talk's `This presentation addresses …` did not fit beside
+    its frame (title, speaker), so a later detail was quoted instead."""
+    body = ("Social Knowledge for Ubiquitous Environment\n\nYutaka Matsuo  \nNational Institute of Advanced "
+            "Industrial Science and Technology (AIST)\n\nThis presentation addresses acquisition and utilization of "
+            "semantics around us, especially that of social relation between people and function of place. "
+            "Assume we can acquire a user's behaviour in a ubiquitous environment and try to utilize it for "
+            "information support. We have to have knowledge behind the user's behaviour.\n")
+    summary = _summary(body, "Social Knowledge for Ubiquitous Environment", "event", "会議")
+    assert "This presentation addresses acquisition and utilization of semantics around us…" in summary, summary

@@ -482,3 +482,33 @@ def test_a_label_set_as_code_in_a_sentence_is_read_as_its_words():
     assert sentences[0].startswith("アウトラインビューでは、情報を得る(I) コマンドを") and quotable(sentences)[0] == 2
     assert summary_is_exact(sentences[0], body)
     assert "`x = 1;`" in summary_source("set `x = 1;` first")  # a program's code stays code
+
+
+def test_short_lines_under_a_row_of_pictures_are_their_captions():
+    """Issue 24 (blind reading, seed 1250): a greenhouse's photos laid out as rows of four pictures, each row's
+    captions on the lines under it, were summed up as `14行の一覧` of the phone numbers at the page's top."""
+    from siterag.enrich.summary import _composed
+
+    rows = "".join("".join(f"[![](0{r}{n}.jpg)](0{r}{n}.jpg)\n" for n in range(4)) +
+                   "".join(f"{caption}\n" for caption in captions)
+                   for r, captions in enumerate((["2階温室 1階教室", "加温無し温室", "20度設定温室", "温室内部"],
+                                                 ["温室内部 滝", "温室内部胡蝶蘭", "温室内部 滝", "温室内部 めだか"])))
+    body = ("ただ今の時間\nメールより電話連絡を TEL－059-000-0000\n携帯・・・０９０ ００００ ００００ この方が便利\n"
+            "ただ今生徒さん募集中\n" + rows)
+    assert _composed(body, "温室", kind="photos") == \
+        "温室: 写真 8枚: 2階温室 1階教室 / 加温無し温室 / 20度設定温室 ほか"
+    # lines under a picture that are sentences are the page's text: no photo page
+    prose = body.replace("加温無し温室", "加温無しの温室で、冬でも蘭が咲きます。") \
+        .replace("温室内部胡蝶蘭", "胡蝶蘭がきれいに咲きました。")
+    assert not _composed(prose, "温室", kind="photos").startswith("温室: 写真")
+
+
+def test_a_talk_that_says_what_it_addresses_says_what_the_page_is():
+    """Issue 24 (seed 1250): `This presentation addresses …`, `本発表では…について紹介し` name the page."""
+    from siterag.enrich.summary import leans_back, says_what_page_is
+
+    assert says_what_page_is("This presentation addresses acquisition and utilization of semantics around us.")
+    assert says_what_page_is("This talk discusses the possibilities of the camera network.")
+    assert says_what_page_is("本発表では，我々が開発している基盤技術について紹介する．")
+    assert not leans_back("This presentation addresses acquisition of semantics.")
+    assert not says_what_page_is("This presentation was given in Kyoto.")

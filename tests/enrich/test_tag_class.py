@@ -417,6 +417,9 @@ def test_the_owner_named_in_the_home_title_and_a_chat_speaker_are_no_tags():
     assert own_name("Brian David Williams", own) and own_name("Brian Williams", own)
     assert not own_name("David", own) and not own_name("Williams Brian", own) and not own_name("Helen", own)
     assert own_name("Lefty UncleWorks", own_site_names("leftyuncle", ["Lefty Uncle Works"]))
+    gyrobot = own_site_names("gyrobot", ["Gyrobot"])  # the site's one-word name in a longer one (seed 1248)
+    assert own_name("Official Team Gyrobot", gyrobot) and own_name("Gyrobot Ltd", gyrobot)
+    assert not own_name("Robot Wars", gyrobot) and not own_name("Helen Williams", own)
     chat = ("14:34:28\n岡崎 光記\nスペックについてです。\n14:35:00\n岡崎 光記\n違います。\n"
             "14:36:00\n岡崎 光記  \nはい。\n")
     assert label("岡崎 光記", chat)

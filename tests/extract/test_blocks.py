@@ -158,3 +158,16 @@ def test_a_word_bullet_in_wingdings_is_a_bullet_not_a_letter():
     html = ("<html><body><p class=MsoNormal><span style='font-family:Wingdings'>l<span style='font:7.0pt'>"
             "&nbsp;&nbsp; </span></span>クライアントが表示する画像データ</p></body></html>")
     assert html_to_blocks(html, "")[0][0].md == "● クライアントが表示する画像データ"
+
+
+def test_a_heading_opened_inside_an_open_heading_closes_it_as_a_browser_does():
+    """Issue 24 (brianwilliams, Hosea 1): `<H3>Hosea 1 shows us …<HR><H3>The role of the prophet</H3><P>…` — libxml2
+    nested the next heading and every paragraph after it in the first, so the chapter's text was one heading."""
+    html = ("<html><body><h1>HOSEA MARRIES</h1><h3><br>Hosea 1 shows us the destinies<hr>\n"
+            "<h3>The role of the prophet</h3><p>The Word of the LORD came unto Hosea.</p>after</body></html>")
+    blocks, _ = html_to_blocks(html)
+    text = "\n".join(b.render(frozenset()) for b in blocks)
+    assert "### Hosea 1 shows us the destinies" in text.splitlines()
+    assert "### The role of the prophet" in text.splitlines()
+    paragraph = next(line for line in text.splitlines() if "Word of the LORD" in line)
+    assert not paragraph.startswith("#"), text  # the paragraph is a paragraph again
