@@ -274,6 +274,64 @@ def chat_summary(body: str, ja: bool) -> str:
     return f"Chat log, {span}, {len(times)} messages (speakers: {names})"
 
 
+# The line that heads a play's cast (`登場人物`, `**□登場人物**`, `Cast:`), its note after it (`★は…`) aside
+_CAST_LABEL_RE = re.compile(r"^[#*\s□■◆◇●○★☆]*(?:登場人物|配役|キャスト|Cast(?: of characters)?|Characters|"
+                            r"Dramatis Personae)(?:\*\*)?\s*(?:[:：].*|\s.*)?$", re.IGNORECASE)
+_CAST_GROUP_RE = re.compile(r"^[◆◇■□●○★☆※]")  # a group of the cast (`◆東家`) or a note, no character
+_CAST_NUMBER_RE = re.compile(r"^\d+\\?[.．、)]\s*")
+_CAST_NOTE_RE = re.compile(r"\s*(?:[…‥◆★\[［(（『「]|\s—|\s-\s).*$")  # what the line says of the character
+_ACT_RE = re.compile(r"^(?:第\s*[0-9０-９一二三四五六七八九十]+\s*[部幕場章景話]|(?:Act|Scene)\s+\w+|"
+                     r"\D{0,4}[0-9０-９]+\s*年(?:\s*[(（].*)?)$", re.IGNORECASE)  # (`昭和３８年 (1963年)`: a time)
+CAST_OPENING = 12  # the cast's label is among the page's first lines
+CAST_MIN = 3  # characters named under the label, at least
+CAST_LINES = 40  # lines read under it
+
+
+def cast_list(body: str) -> list[str]:
+    """The characters a play's cast list names under its label (`登場人物`, `Cast`), one a line, each without its
+    number and what the line says of it (`1. 古川里美 ◆ 二つ森小学校５年生` → `古川里美`, `鷺沢 隼人 …五年生` →
+    `鷺沢 隼人`); a group's name (`◆東家`) and a note (`★は…`) skipped; [] when fewer than CAST_MIN."""
+    lines = [x.strip() for x in body.splitlines()]
+    opening = [n for n, x in enumerate(lines) if x][:CAST_OPENING]  # (a cast further down is a scene's example)
+    at = next((n for n in opening if _CAST_LABEL_RE.match(lines[n]) and len(lines[n]) <= 40), -1)
+    if at < 0:
+        return []
+    names: list[str] = []
+    for raw in lines[at + 1:at + 1 + CAST_LINES]:
+        line = " ".join(_MARKS_RE.sub("", summary_source(raw)).split()).strip("\\ ")
+        if not line or _CAST_GROUP_RE.match(line):
+            continue
+        if raw.startswith("#") or len(line) > 40 or _ENDS_SENTENCE_RE.search(line):
+            break  # the play has begun
+        name = _CAST_NOTE_RE.sub("", _CAST_NUMBER_RE.sub("", line)).strip()
+        if name and not _ACT_RE.match(name):
+            names.append(name)  # (not `第一部`, `昭和３８年`: a part of the play, a time its characters belong to)
+    names = list(dict.fromkeys(names))
+    return names if len(names) >= CAST_MIN else []
+
+
+def _first_sentences(sentences: list[str], quotes: list[int], common: set[str], chars: int, most: int = 2) -> str:
+    """The page's first quotable sentences ending in a stop, in order (not its template's), as many as fit `chars`
+    (`most` at most): where a play opens, its stage. `quotes`: summary.quotable(sentences)."""
+    chosen: list[str] = []
+    for sentence, quote in zip(sentences, quotes, strict=True):
+        if quote < 2 or sentence in common or not _ENDS_SENTENCE_RE.search(sentence):
+            continue
+        if len("".join(chosen)) + len(sentence) + len(chosen) > chars or len(chosen) >= most:
+            break
+        chosen.append(sentence)
+    return ("" if _is_ja("".join(chosen)) else " ").join(chosen)
+
+
+def cast_summary(body: str, ja: bool) -> str:
+    """A play's cast in words (`登場人物 9人: 武藤 蘭 / 野原歩美 / 速瀬あざみ ほか`, `Cast of 9: A / B / C …`);
+    ''."""
+    names = cast_list(body)
+    if not names:
+        return ""
+    return f"登場人物 {len(names)}人: {_quoted(names, ja)}" if ja else f"Cast of {len(names)}: {_quoted(names, ja)}"
+
+
 _POST_TITLE_RE = re.compile(r"^[■◆●・\s]*(?:タイトル|題名|件名|Title|Subject)\s*[:：]\s*(\S.{0,60}?)\s*$",
                             re.IGNORECASE)
 _HEAD_MARKS = " ◆◇■□●○★☆・\\"
@@ -609,6 +667,16 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     told = stated and framed(stated, page_frame(title, kind, section, body, sure, ja), ja)
     if told:  # the author's sentence on what the page is, set as a heading under its name
         return told
+    cast = cast_summary(body, ja)
+    if cast:  # a play: who is in it, then its opening (the stage it is set on) as far as it fits; the cast's
+        # label is no heading of the page's (`## 登場人物`)
+        labelled = bool(_CAST_LABEL_RE.match(own_heading(body, " ".join(title.split()))))
+        frame = page_frame(title, kind, section, body, sure, ja, with_heading=not labelled)
+        room = SUMMARY_CHARS - len(frame) - len(cast) - 4
+        opening = _first_sentences(sentences, quotes, common, room)
+        told = framed(f"{cast}。{opening}" if ja and opening else f"{cast}. {opening}" if opening else cast, frame, ja)
+        if told:
+            return told
     summary = announced(body, lead, ja) or lead or lines_summary(body, ja)
     if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
         lead, summary = "", lines_summary(body, ja)

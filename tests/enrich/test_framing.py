@@ -7,6 +7,7 @@ import pytest
 
 from siterag.enrich.framing import (
     announced,
+    cast_list,
     chat_summary,
     contents_summary,
     heading_picture,
@@ -383,3 +384,20 @@ def test_the_authors_word_on_what_the_page_is_is_cut_at_a_comma_to_fit_its_frame
             "information support. We have to have knowledge behind the user's behaviour.\n")
     summary = _summary(body, "Social Knowledge for Ubiquitous Environment", "event", "会議")
     assert "This presentation addresses acquisition and utilization of semantics around us…" in summary, summary
+
+
+def test_a_play_is_summed_up_by_its_cast_and_the_stage_it_opens_on():
+    """Issue 24 (blind reading, seeds 1246, 1248, 1250): a school play's summary was one stage direction from
+    its middle; its cast list (`登場人物`) names who is in it."""
+    body = ("**Happy Birthday**\n\n登場人物\n\n1\\. 武藤 蘭(らん)・武藤 駿(しゅん)(二年生)  \n"
+            "2\\. 野原歩美 (三年生)  \n◆三年生  \n3\\. 速瀬あざみ (三年生)  \n4\\. 星野かりん …三年生  \n"
+            "第一部\n\n◆第一区 謎\n\n"
+            "体育祭の定番である音楽が流れ、その音楽とともに幕が上がる。舞台には平台が二列階段状に置かれている。\n\n"
+            "かりん(実況放送)「青速い、青がリードです。」\n\n生徒達が祈り出す。突然、歓声が上がる。\n")
+    assert cast_list(body) == ["武藤 蘭", "野原歩美", "速瀬あざみ", "星野かりん"]
+    assert _summary(body, "Happy Birthday", "fiction") == (
+        "「Happy Birthday」（創作）: 登場人物 4人: 武藤 蘭 / 野原歩美 / 速瀬あざみ / 星野かりん。"
+        "体育祭の定番である音楽が流れ、その音楽とともに幕が上がる。舞台には平台が二列階段状に置かれている。")
+    # a cast far down the page is an example in a text about plays, not the page's
+    essay = "練習方法を紹介します。\n\n" + "".join(f"練習{n}の説明です。\n\n" for n in range(12)) + body
+    assert cast_list(essay) == []
