@@ -281,6 +281,7 @@ _CAST_GROUP_RE = re.compile(r"^[◆◇■□●○★☆※]")  # a group of the
 _CAST_NUMBER_RE = re.compile(r"^\d+\\?[.．、)]\s*")
 _CAST_NOTE_RE = re.compile(r"\s*(?:[…‥◆★\[［(（『「]|\s—|\s-\s).*$")  # what the line says of the character
 _ACT_RE = re.compile(r"^(?:第\s*[0-9０-９一二三四五六七八九十]+\s*[部幕場章景話]|(?:Act|Scene)\s+\w+|"
+                     r"プロローグ|エピローグ|Prologue|Epilogue|"
                      r"\D{0,4}[0-9０-９]+\s*年(?:\s*[(（].*)?)$", re.IGNORECASE)  # (`昭和３８年 (1963年)`: a time)
 CAST_OPENING = 12  # the cast's label is among the page's first lines
 CAST_MIN = 3  # characters named under the label, at least
@@ -301,9 +302,9 @@ def cast_list(body: str) -> list[str]:
         line = " ".join(_MARKS_RE.sub("", summary_source(raw)).split()).strip("\\ ")
         if not line or _CAST_GROUP_RE.match(line):
             continue
-        if raw.startswith("#") or len(line) > 40 or _ENDS_SENTENCE_RE.search(line):
-            break  # the play has begun
         name = _CAST_NOTE_RE.sub("", _CAST_NUMBER_RE.sub("", line)).strip()
+        if raw.startswith("#") or len(line) > 40 or _ENDS_SENTENCE_RE.search(name):
+            break  # the play has begun (a note on a character may end in a stop: `◆…６年生 千秋の姉。`)
         if name and not _ACT_RE.match(name):
             names.append(name)  # (not `第一部`, `昭和３８年`: a part of the play, a time its characters belong to)
     names = list(dict.fromkeys(names))

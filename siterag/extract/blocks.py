@@ -175,11 +175,14 @@ FORM_LABEL_CHARS = 40  # a form grid's rows hold field labels at most this long
 
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_CONTAINERS = ("div", "p", "table", "ul", "ol", "dl", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6")
+HEADING_BLOCKS = 3  # a heading holding this many blocks (paragraphs, sections, lists) holds a page's parts
 
 
 def _close_nested_headings(root: etree._Element) -> None:
     """A heading opened inside an open heading closes it, as a browser's parser does (`<H3>Hosea 1 shows us …
-    <HR><H3>The role of the prophet</H3><P>…`): libxml2 nests the second heading and all after it in the first."""
+    <HR><H3>The role of the prophet</H3><P>…`): libxml2 nests the second heading and all after it in the first.
+    A heading that still holds HEADING_BLOCKS blocks or more is read as the blocks it holds."""
     for heading in list(root.iter(*_HEADINGS)):
         inner = next((c for c in heading if c.tag in _HEADINGS), None)
         if inner is None:
@@ -191,6 +194,10 @@ def _close_nested_headings(root: etree._Element) -> None:
             anchor.addnext(el)
             anchor = el
         anchor.tail = (anchor.tail or "") + (after or "") or None
+    for heading in list(root.iter(*_HEADINGS)):  # a heading left open over the page's sections holds them all:
+        # a container, not a heading (`<h1>Left Uncle Works<h1>` over the home page's menu of sections)
+        if sum(1 for el in heading.iterdescendants(*_CONTAINERS)) >= HEADING_BLOCKS:
+            heading.tag = "div"
 
 
 def _form_grids(root: etree._Element) -> list[etree._Element]:

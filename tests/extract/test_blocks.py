@@ -171,3 +171,14 @@ def test_a_heading_opened_inside_an_open_heading_closes_it_as_a_browser_does():
     assert "### The role of the prophet" in text.splitlines()
     paragraph = next(line for line in text.splitlines() if "Word of the LORD" in line)
     assert not paragraph.startswith("#"), text  # the paragraph is a paragraph again
+
+
+def test_a_heading_left_open_over_the_pages_sections_is_read_as_its_sections():
+    """Issue 24 (blind reading, seed 1251): `<h1>Left Uncle Works<h1>` (a slash left out) left the second heading
+    open over the home page's sections, which became one heading of 800 characters."""
+    sections = "".join(f"<div><h3>{name}</h3><p>{name}について書いています。</p></div>"
+                       for name in ("Weblog", "TIPS", "Works"))
+    blocks, _ = html_to_blocks(f"<html><body><h1>Left Uncle Works<h1>{sections}</body></html>")
+    lines = "\n".join(b.render(frozenset()) for b in blocks).splitlines()
+    assert "### Weblog" in lines and "WeblogについてTIPS" not in "".join(lines)
+    assert any(line.startswith("Weblogについて") for line in lines), lines
