@@ -271,7 +271,10 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
               if not own_name(t, site_own) and not stats.a_word(t)]
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
-    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text)
+    # a work's page (a play, a poem): its title is the work's name, and a tag inside it is a piece of that name
+    # (星空 of 降るような星空, 銀河鉄道 of 「銀河鉄道の夜」を演じている…)
+    works = work_names(title) if (place or {}).get("kind") in WORK_KINDS else []
+    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text, wholes=works)
     tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
     licence_page = bool(_LICENCE_RE.search(title) or _LEGAL_SENTENCE_RE.search(title))
@@ -282,6 +285,19 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
                            place.get("kind", ""), place.get("section", ""), place.get("category") == place.get("kind"),
                            tags, entry_series(title, page_title), site_parts)  # (a diary's topics: its tags)
     return {"tags": tags, "summary": summary}
+
+
+WORK_KINDS = ("fiction", "lyrics")  # a page that is a work, whose title names it
+_JA_TEXT_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_WORK_SPLIT_RE = re.compile(r"\s+|[「」『』()（）\[\]【】〈〉《》・/／:：]")
+_TRAILING_NUMBER_RE = re.compile(r"(?:第\s*)?[0-9０-９一二三四五六七八九十]+\s*(?:部|幕|話)?$")
+
+
+def work_names(title: str) -> list[str]:
+    """The pieces of a work's title that may be its name (`降るような星空`; `赤と青のレクイエム` of
+    `赤と青のレクイエム1`): Japanese, 3-16 characters, without a part's number."""
+    pieces = (_TRAILING_NUMBER_RE.sub("", p).strip() for p in _WORK_SPLIT_RE.split(title))
+    return [p for p in dict.fromkeys(pieces) if _JA_TEXT_RE.search(p) and 3 <= len(p) <= 16]
 
 
 FIGURE_PAGE_TEXT = 200  # a page with less text than this besides its figures' captions is a figure's page

@@ -632,15 +632,16 @@ def _tag_key(text: str) -> str:
 
 
 def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFIDENT, own_text: str | None = None,
-              subject: list[str] = (), subject_text: str = "") -> list[str]:
+              subject: list[str] = (), subject_text: str = "", wholes: list[str] = ()) -> list[str]:
     """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
     ロボットコンテスト: the better scored stays). `own_text`: the body without the lines the site repeats on many
     pages (menus, notices): a term only found there is the site's, not the page's. `subject`: terms of the page's
-    own title or headings that its text holds, best first: when no chosen tag holds one, the first is put first."""
+    own title or headings that its text holds, best first: when no chosen tag holds one, the first is put first.
+    `wholes`: names a chosen term may be a piece of (a work's title), said whole instead where the text has them."""
     own = body if own_text is None else own_text
     tags: list[str] = []
     floor = scored[0][1] * RELATIVE_SCORE if scored else 0.0
-    wholes = [s for s in subject if s in body and s in own]
+    wholes = [s for s in [*subject, *wholes] if s in body and s in own]
     for term, score in scored:
         if len(tags) >= limit or score < floor:
             break
@@ -655,7 +656,7 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFI
     subject = [t for t in subject if t in body and t in own and not fragment(t, own)]
     if subject and not any(s.casefold() in t.casefold() or t.casefold() in s.casefold()
                            for s in subject for t in tags):
-        first = subject[0]
+        first = next((w for w in wholes if subject[0] in w and w != subject[0]), subject[0])  # (a work: whole)
         tags = [first, *(t for t in tags if first.casefold() not in t.casefold()
                          and t.casefold() not in first.casefold())][:limit]
     return tags

@@ -619,3 +619,19 @@ def test_a_name_with_the_same_suffix_each_time_is_a_piece_of_a_longer_name():
     """太東 of 太東中 (a school), said with 中 each time; 工事 of 工事中 is a word of its own (under way)."""
     assert fragment("太東", "太東中の演劇を観た。\n\n太東中学校演劇部は")
     assert not fragment("工事", "工事中です。明日も工事中")
+
+
+def test_a_tag_inside_a_works_title_is_the_works_whole_name():
+    """Issue 24 (blind reading, seed 1251): on a play's page `星空` of 『降るような星空』, `銀河鉄道` of
+    銀河鉄道の夜 and `青空` of 私の青空 were tagged as fragments of the work's name."""
+    from siterag.enrich.enrich import work_names
+    from siterag.enrich.keywords import pick_tags
+
+    assert work_names("私の青空 斉藤俊雄・脚本集３「ふるさと」収録作品")[0] == "私の青空"
+    assert work_names("赤と青のレクイエム1") == ["赤と青のレクイエム"]
+    assert "銀河鉄道の夜" in work_names("「銀河鉄道の夜」を演じている中学校演劇部")
+    body = "降るような星空\n\nウィンディー 星空がきれい。\n\nシホ 降るような星空だね。ウィンディー そうだね。\n"
+    scored = [("ウィンディー", 3.0), ("シホ", 2.0)]
+    assert pick_tags(scored, body, subject=["星空"], wholes=["降るような星空"])[0] == "降るような星空"
+    assert pick_tags(scored, body, subject=["星空"])[0] == "星空"  # (no work: the term as it is)
+    assert pick_tags([("星空", 3.0), ("シホ", 2.0)], body, wholes=["降るような星空"])[0] == "降るような星空"
