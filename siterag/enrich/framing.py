@@ -625,11 +625,26 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFKC", squeezed(text)).strip("・.。").casefold()
 
 
+def play_summary(body: str, sentences: list[str], quotes: list[int], common: set[str], title: str, kind: str,
+                 section: str, sure: bool, ja: bool) -> str:
+    """A play's summary: its frame, who is in it (cast_summary), then its opening (the stage it is set on) as far
+    as it fits; the cast's label is no heading of the page's (`## 登場人物`). '' on a page without a cast list."""
+    cast = cast_summary(body, ja)
+    if not cast:
+        return ""
+    labelled = bool(_CAST_LABEL_RE.match(own_heading(body, " ".join(title.split()))))
+    frame = page_frame(title, kind, section, body, sure, ja, with_heading=not labelled)
+    opening = _first_sentences(sentences, quotes, common, SUMMARY_CHARS - len(frame) - len(cast) - 4)
+    return framed(f"{cast}。{opening}" if ja and opening else f"{cast}. {opening}" if opening else cast, frame, ja)
+
+
 def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[str], common: set[str],
                  title: str, kind: str = "", section: str = "", sure: bool = True,
                  topics: list[str] = (), series: str = "", site_parts: list[str] = ()) -> str:
     """The page's summary: composed from its structure (summary.composed_summary) on a page of entries, lists,
-    verse or pictures; a chat log's times and speakers (chat_summary); else its central sentences (choose_summary,
+    verse or pictures; a thread's posts (posts_summary); a chat log's times and speakers (chat_summary); the
+    author's sentence set as a heading under the page's (stated_heading); a play's cast and opening (play_summary);
+    else its central sentences (choose_summary,
     never a caption) or its lines (lines_summary; never the title alone). When they do not name what the title
     names (a detail sentence, a count), the page's frame (page_frame: title, heading, kind, section, entry) comes
     first, with its parts named instead (contents_summary, after the author's own word on what the page is) on a
@@ -644,15 +659,16 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
                         list(site_parts), home_ja) if site_parts else ""
     if home:
         return home
+    frame = page_frame(title, kind, section, body, sure, ja)
     if kind == "index" and not contents_summary(body, ja, True):  # a contents table: the pages it leads to
-        linked = _linked(body, ja, page_frame(title, kind, section, body, sure, ja))
+        linked = _linked(body, ja, frame)
         if linked:
             return linked
     composed = composed_summary(body, "" if title == UNTITLED else title, lead, topics, kind, series)
     if composed:
         return composed
     if kind == "links":  # the sites it leads to, each told by a few lines: their names, not one site's blurb
-        linked = _linked(body, ja, page_frame(title, kind, section, body, sure, ja), off_site=True)
+        linked = _linked(body, ja, frame, off_site=True)
         if linked:
             return linked
     posts = posts_summary(body, ja)
@@ -660,24 +676,17 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
         # word on what the page is before them (`…SHIGEさんとの「対話」を公開。`)
         own = own_word(sentences, quotes, common) or _above_posts(lead, body)
         posts = f"{own}{'' if ja else ' '}{posts}" if own else posts
-        return framed(posts, page_frame(title, kind, section, body, sure, ja), ja) or posts
+        return framed(posts, frame, ja) or posts
     chat = chat_summary(body, ja)
     if chat:  # a chat's lines are its speakers' and their times: what it is, who speaks, when
-        return framed(chat, page_frame(title, kind, section, body, sure, ja), ja) or chat
+        return framed(chat, frame, ja) or chat
     stated = stated_heading(body, title)
-    told = stated and framed(stated, page_frame(title, kind, section, body, sure, ja), ja)
+    told = stated and framed(stated, frame, ja)
     if told:  # the author's sentence on what the page is, set as a heading under its name
         return told
-    cast = cast_summary(body, ja)
-    if cast:  # a play: who is in it, then its opening (the stage it is set on) as far as it fits; the cast's
-        # label is no heading of the page's (`## 登場人物`)
-        labelled = bool(_CAST_LABEL_RE.match(own_heading(body, " ".join(title.split()))))
-        frame = page_frame(title, kind, section, body, sure, ja, with_heading=not labelled)
-        room = SUMMARY_CHARS - len(frame) - len(cast) - 4
-        opening = _first_sentences(sentences, quotes, common, room)
-        told = framed(f"{cast}。{opening}" if ja and opening else f"{cast}. {opening}" if opening else cast, frame, ja)
-        if told:
-            return told
+    play = play_summary(body, sentences, quotes, common, title, kind, section, sure, ja)
+    if play:
+        return play
     summary = announced(body, lead, ja) or lead or lines_summary(body, ja)
     if _plain(summary) == _plain(title):  # the page's heading alone: its other lines, or what the page is
         lead, summary = "", lines_summary(body, ja)
@@ -685,7 +694,6 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
             _plain(title) else summary
     if summary and says_title(summary, title):
         return summary
-    frame = page_frame(title, kind, section, body, sure, ja)
     contents = contents_summary(body, ja, kind == "index")
     if contents:  # a tips page, a contents page: its parts named, not its first part quoted; the author's own
         # word on what the page is before them (`ここでは…について解説します。10項目: …`)
