@@ -280,9 +280,9 @@ _CAST_LABEL_RE = re.compile(r"^[#*\s□■◆◇●○★☆]*(?:登場人物|�
 _CAST_GROUP_RE = re.compile(r"^[◆◇■□●○★☆※]")  # a group of the cast (`◆東家`) or a note, no character
 _CAST_NUMBER_RE = re.compile(r"^\d+\\?[.．、)]\s*")
 _CAST_NOTE_RE = re.compile(r"\s*(?:[…‥◆★\[［(（『「]|\s—|\s-\s).*$")  # what the line says of the character
-_ACT_RE = re.compile(r"^(?:第\s*[0-9０-９一二三四五六七八九十]+\s*[部幕場章景話]|(?:Act|Scene)\s+\w+|"
-                     r"プロローグ|エピローグ|Prologue|Epilogue|"
-                     r"\D{0,4}[0-9０-９]+\s*年(?:\s*[(（].*)?)$", re.IGNORECASE)  # (`昭和３８年 (1963年)`: a time)
+_ACT_RE = re.compile(r"^[【\[［]?(?:第\s*[0-9０-９一二三四五六七八九十]+\s*[部幕場章景話]|(?:Act|Scene)\s+\w+|"
+                     r"プロローグ|エピローグ|フィナーレ|Prologue|Epilogue|Finale|(?:AM|PM)?\s*\d{1,2}[:：]\d\d|"
+                     r"\D{0,4}[0-9０-９]+\s*年(?:\s*[(（].*)?)[】\]］]?$", re.IGNORECASE)  # (`昭和３８年 (1963年)`)
 CAST_OPENING = 12  # the cast's label is among the page's first lines
 CAST_MIN = 3  # characters named under the label, at least
 CAST_LINES = 40  # lines read under it

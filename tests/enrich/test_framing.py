@@ -399,7 +399,8 @@ def test_a_play_is_summed_up_by_its_cast_and_the_stage_it_opens_on():
         "「Happy Birthday」（創作）: 登場人物 4人: 武藤 蘭 / 野原歩美 / 速瀬あざみ / 星野かりん。"
         "体育祭の定番である音楽が流れ、その音楽とともに幕が上がる。舞台には平台が二列階段状に置かれている。")
     # a note on a character may end in a stop; the prologue's name is the play begun (seed 1251: 13 of 15)
-    noted = body.replace("4\\. 星野かりん …三年生  \n", "4\\. 星野かりん ◆三年生 千秋の姉。  \n**プロローグ**\n")
+    noted = body.replace("4\\. 星野かりん …三年生  \n",
+                         "4\\. 星野かりん ◆三年生 千秋の姉。  \n**AM10:00**\n【第一部】\n**プロローグ**\n")
     assert cast_list(noted) == ["武藤 蘭", "野原歩美", "速瀬あざみ", "星野かりん"]
     # a cast far down the page is an example in a text about plays, not the page's
     essay = "練習方法を紹介します。\n\n" + "".join(f"練習{n}の説明です。\n\n" for n in range(12)) + body
