@@ -625,6 +625,32 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFKC", squeezed(text)).strip("・.。").casefold()
 
 
+# A line naming a work and its maker, as a log of reviews heads each (`１１月 **「殻を破る」** ピーター・ブルック著`,
+# `“Dune” by Frank Herbert`): a date or month first perhaps, the title in quotes, then words that are no sentence
+_WORK_LINE_RE = re.compile(r"^(?:[0-9０-９]{1,4}\s*[年月/.．]\s*(?:[0-9０-９]{1,2}\s*[月日]?)?\s*)?\**\s*"
+                           r"[「『“\"]([^」』”\"\n]{1,40})[」』”\"]\**\s*(\S.{0,60})$")
+# who made it or how good it is, after the title: `…著`, `…編`, `…監督`, `by …`, a rating `★★★`
+_MAKER_RE = re.compile(r"[著編訳]|監督|作詞|作曲|脚本|出演|原作|[★☆]|\bby\b|\bdir(?:ected|\.)", re.IGNORECASE)
+WORKS_MIN = 4  # lines naming works, at least, for a log of them
+
+
+def works_summary(body: str, ja: bool) -> str:
+    """A log of reviews (a year's books, films) in words: how many works it names on lines of their own, each with
+    its maker or a rating after it (_MAKER_RE), and the first of them (`55作品: 「ソクーロフの対話」 /
+    「映画狂人・小津の余白に」 / … ほか`); '' with fewer than WORKS_MIN."""
+    works = []
+    for raw in body.splitlines():
+        line = " ".join(_MARKS_RE.sub("", summary_source(raw)).split()) if not raw.startswith("#") else ""
+        match = _WORK_LINE_RE.match(line)
+        if match and not _ENDS_SENTENCE_RE.search(match[2]) and _MAKER_RE.search(match[2]):
+            name = match[1].strip(" 『』「」")
+            works.append(f"「{name}」" if ja else f"“{name}”")
+    works = list(dict.fromkeys(works))
+    if len(works) < WORKS_MIN:
+        return ""
+    return f"{len(works)}作品: {_quoted(works, ja)}" if ja else f"{len(works)} works: {_quoted(works, ja)}"
+
+
 def play_summary(body: str, sentences: list[str], quotes: list[int], common: set[str], title: str, kind: str,
                  section: str, sure: bool, ja: bool) -> str:
     """A play's summary: its frame, who is in it (cast_summary), then its opening (the stage it is set on) as far
@@ -683,6 +709,10 @@ def page_summary(body: str, sentences: list[str], quotes: list[int], tags: list[
     stated = stated_heading(body, title)
     told = stated and framed(stated, frame, ja)
     if told:  # the author's sentence on what the page is, set as a heading under its name
+        return told
+    works = works_summary(body, ja) if kind == "review" else ""
+    told = works and framed(works, frame, ja)
+    if told:  # a log of reviews: the works it reviews, not its first review's opening
         return told
     play = play_summary(body, sentences, quotes, common, title, kind, section, sure, ja)
     if play:

@@ -187,7 +187,7 @@ _BEGINNERS_RE = re.compile(r"初心者|入門|初級|ビギナー|\bbeginners?\b
 # a name that points at the site itself: its description (`このHPの説明`, `当サイトについて`) is its about page
 _ABOUT_SITE_RE = re.compile(r"^(?:この|当)(?:サイト|ホームページ|ページ|ブログ|[a-z]{2,4})の?"
                             r"(?:説明|について|紹介|案内)$")
-_GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page)+$")
+_GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page|\d{2,4}年?)+$")  # (`書評2001`)
 
 
 @dataclass(frozen=True)

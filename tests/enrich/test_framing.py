@@ -405,3 +405,20 @@ def test_a_play_is_summed_up_by_its_cast_and_the_stage_it_opens_on():
     # a cast far down the page is an example in a text about plays, not the page's
     essay = "練習方法を紹介します。\n\n" + "".join(f"練習{n}の説明です。\n\n" for n in range(12)) + body
     assert cast_list(essay) == []
+
+
+def test_a_log_of_reviews_is_summed_up_by_the_works_it_reviews():
+    """Issue 24 (blind reading, seeds 1246 and 1252): a year's log of some 50 book reviews was summed up by its
+    first review's opening; each review is headed by the work's title in quotes and its maker or a rating."""
+    from siterag.enrich.framing import works_summary
+
+    books = (("ソクーロフの対話", "前田英樹"), ("映画狂人・小津の余白に", "蓮實重彦"),
+             ("殻を破る", "ピーター・ブルック"), ("民主主義とは何なのか", "長谷川三千子"))
+    body = "★は個人的な興味関心のレベル。\n\n" + "".join(
+        f"１１月 **「{t}」** {a}著 (河出書房新社)★\n\n{t}を読んだ。面白かった。\n\n" for t, a in books)
+    assert works_summary(body, True) == \
+        "4作品: 「ソクーロフの対話」 / 「映画狂人・小津の余白に」 / 「殻を破る」 / 「民主主義とは何なのか」"
+    assert _summary(body, "芸術・書評2001", "review").startswith(
+        "「芸術・書評2001」（レビュー）: 4作品: 「ソクーロフの対話」")
+    # quoted lines without a maker or a rating (a play's comments headed by their gist) are no works
+    assert works_summary(body.replace("著 (河出書房新社)★", " さんより"), True) == ""

@@ -487,3 +487,13 @@ def test_a_boards_thread_kept_as_a_page_is_bbs_not_an_essay():
     one_writer = THREAD.replace("斉藤俊雄", "越智").replace("**大手忍**", "越智")  # one writer's notes: no thread
     assert page_kind(one_writer, "演劇対話 その２") == "essay"
     assert page_kind(THREAD, "演劇対話 その２", "日記") == "diary"  # the section's word still wins
+
+
+def test_a_kinds_word_before_a_year_still_names_the_kind():
+    """Issue 24 (blind reading, seeds 1246 and 1252): `芸術・書評2001`, a year's log of book reviews, was `essay`
+    (its section's word) because `書評2001` does not end in `書評`."""
+    from siterag.enrich.kinds import named_kind
+
+    assert named_kind("思索 ムーサの森で 芸術・書評2001") == "review"
+    assert named_kind("日記2003年") == "diary"
+    assert named_kind("Windows8") == ""
