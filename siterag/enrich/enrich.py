@@ -71,7 +71,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
-from siterag.enrich.tagclass import fold, whole_name
+from siterag.enrich.tagclass import JA_RE, fold, whole_name
 from siterag.enrich.tagterms import general_zipf, name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
@@ -288,7 +288,6 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
 
 
 WORK_KINDS = ("fiction", "lyrics")  # a page that is a work, whose title names it
-_JA_TEXT_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORK_SPLIT_RE = re.compile(r"\s+|[「」『』()（）\[\]【】〈〉《》・/／:：]")
 _TRAILING_NUMBER_RE = re.compile(r"(?:第\s*)?[0-9０-９一二三四五六七八九十]+\s*(?:部|幕|話)?$")
 
@@ -297,7 +296,7 @@ def work_names(title: str) -> list[str]:
     """The pieces of a work's title that may be its name (`降るような星空`; `赤と青のレクイエム` of
     `赤と青のレクイエム1`): Japanese, 3-16 characters, without a part's number."""
     pieces = (_TRAILING_NUMBER_RE.sub("", p).strip() for p in _WORK_SPLIT_RE.split(title))
-    return [p for p in dict.fromkeys(pieces) if _JA_TEXT_RE.search(p) and 3 <= len(p) <= 16]
+    return [p for p in dict.fromkeys(pieces) if JA_RE.search(p) and 3 <= len(p) <= 16]
 
 
 FIGURE_PAGE_TEXT = 200  # a page with less text than this besides its figures' captions is a figure's page

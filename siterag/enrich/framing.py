@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from siterag.enrich.dates import ENTRY_HEADING_RE, parse_date_line
 from siterag.enrich.keywords import EN_STOP, person_name
@@ -82,6 +83,16 @@ def entry_note(body: str, ja: bool, title: str = "") -> str:
     return f"{when} — {topic}" if topic and squeezed(topic) not in squeezed(title) else when
 
 
+def _above_text(body: str) -> Iterator[tuple[str, re.Match[str] | None]]:
+    """The page's lines above its text (a line that is no heading with PARAGRAPH_LETTERS letters or more begins
+    it), each with its heading's match, None for a line that is no heading (levels 1-3)."""
+    for line in body.splitlines():
+        match = _HEADING_RE.match(line.strip())
+        if not match and sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
+            return  # the page's text has begun
+        yield line, match
+
+
 def own_heading(body: str, title: str) -> str:
     """The page's first heading (levels 1-3) above its first paragraph that says more than its title: letters in
     it, no entry's date heading, not the title nor part of it (`# THE ISLES AFAR OFF` under `Britain in Prophecy
@@ -89,12 +100,9 @@ def own_heading(body: str, title: str) -> str:
     (heading_picture) where the page has no such heading of text (the words it writes come first)."""
     key = _plain(title)
     drawn = ""
-    for line in body.splitlines():
-        match = _HEADING_RE.match(line.strip())
+    for line, match in _above_text(body):
         caption = "" if match else heading_picture(line)
         if not match and not caption:
-            if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
-                break  # the page's text has begun
             continue
         text = caption or " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
         if (match and "{#" in match.group(1)) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
@@ -179,11 +187,8 @@ def stated_heading(body: str, title: str) -> str:
     `…を紹介します。`): the author's own word on what the page is, ending in a stop; '' when there is none (an
     epigraph in quotes is none, nor a sentence that only says the title)."""
     key, headed = _plain(title), False
-    for line in body.splitlines():
-        match = _HEADING_RE.match(line.strip())
+    for _, match in _above_text(body):
         if not match:
-            if sum(map(str.isalpha, summary_source(MD_IMAGE_RE.sub("", line)))) >= PARAGRAPH_LETTERS:
-                return ""  # the page's text has begun
             continue
         text = " ".join(_MARKS_RE.sub("", summary_source(match.group(1))).split())
         if not headed or "{#" in match.group(1) or _QUOTE_START_RE.match(text) or text.endswith(("?", "？")) \
@@ -284,6 +289,7 @@ _ACT_RE = re.compile(r"^[【\[［]?(?:第\s*[0-9０-９一二三四五六七八�
                      r"プロローグ|エピローグ|フィナーレ|Prologue|Epilogue|Finale|(?:AM|PM)?\s*\d{1,2}[:：]\d\d|"
                      r"\D{0,4}[0-9０-９]+\s*年(?:\s*[(（].*)?)[】\]］]?$", re.IGNORECASE)  # (`昭和３８年 (1963年)`)
 CAST_OPENING = 12  # the cast's label is among the page's first lines
+CAST_LINE_CHARS = 40  # a longer line is no cast's label nor a character's line: the play has begun
 CAST_MIN = 3  # characters named under the label, at least
 CAST_LINES = 40  # lines read under it
 
@@ -294,7 +300,7 @@ def cast_list(body: str) -> list[str]:
     `鷺沢 隼人`); a group's name (`◆東家`) and a note (`★は…`) skipped; [] when fewer than CAST_MIN."""
     lines = [x.strip() for x in body.splitlines()]
     opening = [n for n, x in enumerate(lines) if x][:CAST_OPENING]  # (a cast further down is a scene's example)
-    at = next((n for n in opening if _CAST_LABEL_RE.match(lines[n]) and len(lines[n]) <= 40), -1)
+    at = next((n for n in opening if _CAST_LABEL_RE.match(lines[n]) and len(lines[n]) <= CAST_LINE_CHARS), -1)
     if at < 0:
         return []
     names: list[str] = []
@@ -303,7 +309,7 @@ def cast_list(body: str) -> list[str]:
         if not line or _CAST_GROUP_RE.match(line):
             continue
         name = _CAST_NOTE_RE.sub("", _CAST_NUMBER_RE.sub("", line)).strip()
-        if raw.startswith("#") or len(line) > 40 or _ENDS_SENTENCE_RE.search(name):
+        if raw.startswith("#") or len(line) > CAST_LINE_CHARS or _ENDS_SENTENCE_RE.search(name):
             break  # the play has begun (a note on a character may end in a stop: `◆…６年生 千秋の姉。`)
         if name and not _ACT_RE.match(name):
             names.append(name)  # (not `第一部`, `昭和３８年`: a part of the play, a time its characters belong to)

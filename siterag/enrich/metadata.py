@@ -54,8 +54,9 @@ def content_hash(data: bytes | str) -> str:
 def fallback_metadata(title: str, markdown: str) -> dict:
     """The page's own title (its <title> or first heading); category, tags and summary are left to the site pass
     (siterag.enrich.enrich), which needs the whole site. Used when no LLM is configured or its answer failed."""
-    years = sorted({m["date"][:4] for m in ENTRY_HEADING_RE.finditer(markdown) if m["date"]})
-    if years and len(ENTRY_HEADING_RE.findall(markdown)) > 1 and not _names_something(title):
+    dates = [m["date"] for m in ENTRY_HEADING_RE.finditer(markdown)]
+    years = sorted({d[:4] for d in dates if d})
+    if years and len(dates) > 1 and not _names_something(title):
         # a page of entries under a number (`540101`): the years it holds, not its first entry's heading
         return {"title": years[0] if len(years) == 1 else f"{years[0]}–{years[-1]}", "category": "", "tags": [],
                 "summary": ""}

@@ -33,7 +33,7 @@ LONG_PAGES = (3000, 10000)
 NUMBER_DIGITS = 7  # a term with this many digits is a number (a phone's, a part's), not a name
 RELATIVE_SCORE = 0.45  # a tag scoring below this share of the page's best one is a guess
 
-_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _NO_WORD_START = frozenset("ーンァィゥェォッャュョヮヵヶ")
 _KANJI_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _KATAKANA_RE = re.compile(r"^[ァ-ヺー・]+$")
@@ -189,7 +189,7 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
         return "garbled"  # `ãñYçY`: a symbol font's Hebrew read as Latin-1, not a word
     if typo(term):
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
-    if _JA_RE.search(term):
+    if JA_RE.search(term):
         return _weak_japanese(term, tf, in_subject, built_on)
     if any(_IDENTIFIER_RE.search(w) for w in words):
         return "identifier"
@@ -235,7 +235,7 @@ def unknown_word(term: str) -> bool:
 
 def common_run(term: str) -> bool:
     """Whether a Japanese term is two or more of the dictionary's common nouns (Sudachi mode C) and nothing else."""
-    if not _JA_RE.search(term) or "・" in term or " " in term or "\u3000" in term:
+    if not JA_RE.search(term) or "・" in term or " " in term or "\u3000" in term:
         return False  # (a surname, a space and a name: 染谷 広之)
     words = _mode_c(term)
     return len(words) >= 2 and not any(proper or oov for _, proper, oov in words)
@@ -282,7 +282,7 @@ def weak_in_text(term: str, text: str, in_subject: bool = False) -> str:
         return "citation"  # Deuteronomy 33:27, Proverbs 3:5: the source of a quotation, not what the page is about
     if " " in term and _cut_at_abbreviation(term, text):
         return "fragment"  # `Geography Mr` of `In Geography Mr. Whalley`, `UN Gen` of `UN Gen. Ass.`
-    japanese = bool(_JA_RE.search(term))
+    japanese = bool(JA_RE.search(term))
     if japanese and _adjectival(term, text):
         return "adjective"  # 多趣味暇 of `多趣味暇な現在`: what someone is like, not a thing
     if japanese and not in_subject and _lone_common_noun(term) and text.count(term) < DOMINANT_TF \
@@ -357,7 +357,7 @@ _REFERENCE_AFTER_RE = re.compile(r"^\s?\d+:\d+")
 def citation(term: str, text: str) -> bool:
     """Whether a name stands on this page mostly (CITED_SHARE) as a reference followed by a chapter and verse
     (`Deuteronomy 33:27`, `Amos 9:9`): where a quotation comes from, not what the page is about."""
-    if _JA_RE.search(term):
+    if JA_RE.search(term):
         return False
     spots = [m.end() for m in re.finditer(rf"(?<![\w’']){re.escape(term)}(?![\w’'])", text)]
     cited = sum(bool(_REFERENCE_AFTER_RE.match(text[e:e + 12])) for e in spots)
@@ -513,7 +513,7 @@ def weak_name(name: str, in_subject: bool = True) -> str:
         return "repeated"
     if typo(name):
         return "typo"  # `Mster Solo Performance`
-    if _JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
+    if JA_RE.search(name) and (phrase := ja_phrase_kind(name, in_subject, name=True)):
         return phrase  # VSTインスツルメントの設定: a manual's step, whole or not
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
@@ -642,7 +642,7 @@ def fragment(term: str, text: str) -> bool:
     spots = [m.span() for m in re.finditer(re.escape(term), text)]
     if not spots:
         return False
-    if _JA_RE.search(term):
+    if JA_RE.search(term):
         return _ja_fragment(term, text, spots)
     return _shouted_fragment(term, text, spots) or _titled_fragment(term, text, spots) or _en_fragment(text, spots)
 

@@ -151,7 +151,7 @@ def parse_html(html: str) -> etree._Element:
                                                                                 remove_pis=True))
     except (etree.ParserError, ValueError):
         root = lxml.html.document_fromstring("<html><body></body></html>")
-    _close_nested_headings(root)
+    _mend_headings(root)
     for table in _form_grids(root):
         _drop_keep_tail(table)
     for el in _SYMBOL_FONT_XPATH(root):  # Word's bullets: `l` in the Wingdings font shows ●
@@ -179,10 +179,11 @@ _CONTAINERS = ("div", "p", "table", "ul", "ol", "dl", "blockquote", "h1", "h2", 
 HEADING_BLOCKS = 3  # a heading holding this many blocks (paragraphs, sections, lists) holds a page's parts
 
 
-def _close_nested_headings(root: etree._Element) -> None:
-    """A heading opened inside an open heading closes it, as a browser's parser does (`<H3>Hosea 1 shows us …
-    <HR><H3>The role of the prophet</H3><P>…`): libxml2 nests the second heading and all after it in the first.
-    A heading that still holds HEADING_BLOCKS blocks or more is read as the blocks it holds."""
+def _mend_headings(root: etree._Element) -> None:
+    """Headings as a browser reads them: a heading opened inside an open heading closes it, as a browser's parser
+    does (`<H3>Hosea 1 shows us …<HR><H3>The role of the prophet</H3><P>…`), where libxml2 nests the second
+    heading and all after it in the first; a heading that still holds HEADING_BLOCKS blocks or more is read as the
+    blocks it holds."""
     for heading in list(root.iter(*_HEADINGS)):
         inner = next((c for c in heading if c.tag in _HEADINGS), None)
         if inner is None:
