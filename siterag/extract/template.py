@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,10 +43,13 @@ INSIDE = "~"  # marks a template key that sits inside the pages' text where it r
 SITE_KNOWN = "*"  # in a page's template keys: its site has a template (on other pages if not on this one)
 HUB = "@"  # in a page's template keys: a link (the key of its href as written) to one of the site's main pages
 HUB_SHARE = 0.2  # a link target on this share of the site's families (and MIN_FAMILIES) is one of its main pages
+LIST_ITEMS = 3  # a list of pages set as a block per item, this long or longer, is compared as one block
 COMBINATION_LINES = 40  # a block with more recurring lines is compared as a whole only (not one line off)
 UNITS_FILE = ".siterag-units.json"  # per normalized page: its line keys and family signature (cache)
+UNITS_VERSION = 2  # how block_units splits a page; a cached entry of another version is parsed again
 _HREF_RE = re.compile(r"(?<!!)\[(?:!\[[^\]]*\]\([^)]*\)|[^\]])*\]\(([^)\s]*)")  # a link's href in Markdown
 SITE_ROOT = "http://site.invalid/"  # resolves a page's relative links to paths of its site
+_INDEX_STEM_RE = re.compile(r"^(?:index|default|home|top)[^/]*$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)  # a site's template lines recur on every page
@@ -70,16 +73,38 @@ def hrefs(md: str) -> list[str]:
     return _HREF_RE.findall(md) if "](" in md else []
 
 
+def down_href(href: str) -> bool:
+    """Whether a link as written leads down from its page: to a page of its folder or below it (`chizu/index.html`,
+    `page2.html`), not up (`../`, `/`), not to its folder's index, another site or an anchor."""
+    path = href.strip().split("#", 1)[0]
+    return bool(path) and not path.startswith(("/", "../", "./..")) and ":" not in path.split("/", 1)[0] \
+        and not ("/" not in path and _INDEX_STEM_RE.match(path))
+
+
+_ONE_LINK_RE = re.compile(r"^[*_\s]*\[.*\]\([^)\s]*\)[*_\s]*$")  # a line that is one link and nothing else
+
+
+def list_item(block: Block) -> bool:
+    """Whether a block is one item of a list of pages set as a block each (table rows, paragraphs): one line that
+    is one link, down the site (down_href)."""
+    if len(block.lines) != 1:
+        return False
+    md = block.lines[0][0]
+    found = hrefs(md)
+    return len(found) == 1 and down_href(found[0]) and bool(_ONE_LINK_RE.match(md))
+
+
 @dataclass(frozen=True)
 class PageUnits:
     """A page's distinct line keys, its family signature (the key of its longest line), per block the keys of its
-    lines with words, and the hrefs of its links."""
+    lines with words, the hrefs of its links, and per run of list items (list_item) their keys."""
 
     keys: tuple[str, ...]
     signature: str
     blocks: tuple[tuple[str, ...], ...] = ()
     links: tuple[str, ...] = ()
     plain: tuple[str, ...] = ()  # keys of its lines without a link or an image: text, not a menu
+    lists: tuple[tuple[str, ...], ...] = ()  # a list of the site's pages set as a block per item
 
 
 def block_units(blocks: list[Block]) -> PageUnits:
@@ -88,6 +113,9 @@ def block_units(blocks: list[Block]) -> PageUnits:
     links: dict[str, None] = {}
     plain: dict[str, None] = {}
     per_block: list[tuple[str, ...]] = []
+    lists: list[tuple[str, ...]] = []
+    run: list[str] = []  # the keys of consecutive list items and the single plain lines among them
+    items = 0
     longest, signature = -1, ""
     for block in blocks:
         found = []
@@ -106,7 +134,16 @@ def block_units(blocks: list[Block]) -> PageUnits:
                 longest, signature = size, key
         if len(found) > 1:  # only a block of several lines can be a combination of the page's own
             per_block.append(tuple(found))
-    return PageUnits(tuple(keys), signature, tuple(per_block), tuple(links), tuple(plain))
+        if not found or list_item(block) or len(block.lines) == 1 and "](" not in block.lines[0][0]:
+            run += found  # (an image or a rule between items, a heading or the current page's entry unlinked)
+            items += list_item(block)
+            continue
+        if items >= LIST_ITEMS:
+            lists.append(tuple(run))
+        run, items = [], 0
+    if items >= LIST_ITEMS:
+        lists.append(tuple(run))
+    return PageUnits(tuple(keys), signature, tuple(per_block), tuple(links), tuple(plain), tuple(lists))
 
 
 def page_units(html: str) -> PageUnits:
@@ -145,9 +182,6 @@ def link_target(page: str, href: str) -> str:
     return unquote(url[len(SITE_ROOT):]) if url.startswith(SITE_ROOT) else ""
 
 
-_INDEX_STEM_RE = re.compile(r"^(?:index|default|home|top)[^/]*$", re.IGNORECASE)
-
-
 def up_target(page: str, target: str) -> bool:
     """Whether a link of `page` to `target` leads back up the site's tree: to a page of a folder above the page's
     (`../index.htm`, `../../mokuji.htm` from `a/b/page.htm`), or to its own folder's index page. A link down or
@@ -181,19 +215,23 @@ def _variants(combination: frozenset[str]) -> list[frozenset[str]]:
     return [combination, *(combination - {key} for key in combination)]
 
 
-def own_combinations(units: Iterable[PageUnits], template: set[str],
-                     min_families: int = MIN_FAMILIES) -> list[set[str]]:
+def own_combinations(units: Iterable[PageUnits], template: set[str], min_families: int = MIN_FAMILIES,
+                     wide: Collection[str] = frozenset()) -> list[set[str]]:
     """Per page (in order), the template keys that are the page's own there: every block of the page holding the
     key is a combination of recurring lines found on fewer than `min_families` families, even one line apart
-    (a setlist whose songs recur; not a menu that leaves out the current page)."""
+    (a setlist whose songs recur; not a menu that leaves out the current page). A list of pages set as a block per
+    item (PageUnits.lists) is one block, of its lines that are not on half of the site's families (`wide`: the
+    site's own menu stays its template): a section's index listing its pages, each of which repeats its name."""
     pages = list(units)
     families: dict[frozenset[str], set[str]] = {}
     combos: list[list[frozenset[str]]] = []
     for page in pages:
         found = []
-        for block in page.blocks:
+        blocks = [(block, 2) for block in page.blocks]
+        blocks += [([k for k in run if k not in wide], LIST_ITEMS) for run in page.lists]
+        for block, least in blocks:
             combination = frozenset(k for k in block if k in template)
-            if len(combination) > 1:
+            if len(combination) >= least:
                 found.append(combination)
                 for variant in _variants(combination):
                     families.setdefault(variant, set()).add(page.signature)
@@ -236,7 +274,8 @@ def page_templates(units: Mapping[str, PageUnits], min_families: int = MIN_FAMIL
     for key in inside_keys(units.values(), set(canon)):
         canon[key] += INSIDE
     hubs = hub_targets(units, min_families=min_families)
-    own = own_combinations(units.values(), set(canon), min_families)
+    wide = {key for key, marked in canon.items() if marked.endswith(SITE_WIDE)}
+    own = own_combinations(units.values(), set(canon), min_families, wide)
     known = [SITE_KNOWN] if canon or hubs else []  # every page says whether its site has a template at all
     out = {}
     for (rel, page), mine in zip(units.items(), own, strict=True):
@@ -287,14 +326,15 @@ def site_template(normalized: Path, manifest: dict[str, dict]) -> dict[str, list
     fresh: dict[str, dict] = {}
     for rel, info in sorted(manifest.items()):
         entry = cache.get(rel)
-        if not (isinstance(entry, dict) and entry.get("hash") == info["hash"] and "plain" in entry):
+        if not (isinstance(entry, dict) and entry.get("hash") == info["hash"]
+                and entry.get("v") == UNITS_VERSION):
             found = page_units((normalized / rel).read_text(encoding="utf-8"))
-            entry = {"hash": info["hash"], "keys": list(found.keys), "sig": found.signature,
+            entry = {"v": UNITS_VERSION, "hash": info["hash"], "keys": list(found.keys), "sig": found.signature,
                      "blocks": [list(b) for b in found.blocks], "links": list(found.links),
-                     "plain": list(found.plain)}
+                     "plain": list(found.plain), "lists": [list(b) for b in found.lists]}
         fresh[rel] = entry
         units[rel] = PageUnits(tuple(entry["keys"]), entry["sig"], tuple(tuple(b) for b in entry["blocks"]),
-                               tuple(entry["links"]), tuple(entry["plain"]))
+                               tuple(entry["links"]), tuple(entry["plain"]), tuple(tuple(b) for b in entry["lists"]))
     if fresh != cache:
         atomic_write(cache_path, json.dumps(fresh, separators=(",", ":")))
     return page_templates(units)

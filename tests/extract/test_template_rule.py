@@ -156,3 +156,39 @@ def test_image_buttons_back_up_the_site_go_and_an_albums_covers_stay():
     hubs = hub_links(templates["mubi/index.htm"])
     assert {href_key(h) for h in ("../index.htm", "../mokuji.htm", "index.htm")} <= hubs
     assert not {href_key(h) for h in ("01_album.htm", "02_album.htm")} & hubs  # covers lead down: no buttons
+
+
+PROJECTS = ["地域情報検索システム", "仮想都市空間システム", "都市での危機管理", "郊外での環境学習",
+            "都市のランドマーク分析"]
+SIDE = ('<table><tr><td><a href="../home.html">ホーム</a></td></tr><tr><td><a href="../pubs/index.html">論文</a>'
+        '</td></tr><tr><td><a href="../conf/index.html">会議</a></td></tr></table>')
+
+
+def research_site() -> dict[str, str]:
+    """A section index listing its projects one table row each (links down into their folders); each project's
+    page and picture pages repeat its name as their heading, so every name recurs; the site's side menu, set as
+    table rows too, is on every page."""
+    rows = "".join(f'<tr><td><a href="p{n}/index.html">{name}</a></td></tr>' for n, name in enumerate(PROJECTS))
+    pages = {"research/index.html": f"<html><body>{SIDE}<h2>研究</h2><table>{rows}</table></body></html>"}
+    for n, name in enumerate(PROJECTS):
+        for page in ("index", "image1", "image2"):
+            pages[f"research/p{n}/{page}.html"] = (
+                f"<html><body>{SIDE}<h3>{name}</h3><p>{page}: {'この研究では都市の情報を扱います' * (n + 2)}。</p>"
+                f'<p><a href="../index.html">索引へ戻る</a></p></body></html>')
+    for n in range(3):
+        pages[f"news{n}.html"] = f"<html><body>{SIDE}<p>お知らせ{n}。{'新しい成果です' * (n + 2)}</p></body></html>"
+    return pages
+
+
+def test_a_section_index_set_as_table_rows_keeps_its_list():
+    """Each project's name recurs (its own pages' heading), the list of them is the index's alone: the index keeps
+    it; the side menu, the same rows on every page, stays the site's."""
+    pages = research_site()
+    templates = page_templates(units_of(pages))
+    md = extract_page(pages["research/index.html"], "heuristic",
+                      template=frozenset(templates["research/index.html"])).markdown
+    assert all(name in md for name in PROJECTS), md
+    assert "会議" not in md and "論文" not in md, md
+    md = extract_page(pages["research/p1/image1.html"], "heuristic",
+                      template=frozenset(templates["research/p1/image1.html"])).markdown
+    assert "image1:" in md and "会議" not in md, md
