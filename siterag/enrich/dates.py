@@ -989,9 +989,19 @@ def labelled_date(line: str, order: str | None = None) -> tuple[str, bool] | Non
     for start in _SUFFIX_START_RE.finditer(text):  # the label after the date: `2003.5.1 更新`, `…19:42現在`
         found = parse_date_line(text[start.start():], order)
         after = _SUFFIX_LABEL_RE.match(found.rest) if found and found.date else None
-        if after:
+        if after and not _inside_sentence(text[:start.start()], found.rest[after.end():]):
             return found.date, bool(after.group("update"))
     return None
+
+
+STAMP_EDGE_CHARS = 20  # a stamp has at most this much text on one side of it in its line
+
+
+def _inside_sentence(before: str, after: str) -> bool:
+    """Whether a dated stamp sits inside a sentence, with text on both sides (`これらの問題は (2003年10月20日現在)
+    すでに解決済み…`: the day one answer was true, not the page's), not at the line's start or end."""
+    edge = " \t([（【)]）】:：、。,."
+    return min(len(before.strip(edge)), len(after.strip(edge))) > STAMP_EDGE_CHARS
 
 
 # A date followed by what it stamps: an update (`2003.5.1 更新`, `(2004/3/1 up)`), the writing (`2003年5月1日 記`,
@@ -1219,10 +1229,17 @@ def _order_key(iso: str, sign: int) -> str:
     return iso if sign == 1 else "".join(chr(0x10FFFF - ord(ch)) for ch in iso)
 
 
+def _kept_up(name_date: str, found: str) -> bool:
+    """Whether a page named for a year (`request-2011`) opens with a date of a later year (`2023年1月28日…`): a
+    page begun that year and kept up since, its name no longer its time."""
+    return len(name_date) == 4 and found[:4] > name_date
+
+
 def _without_entries(markdown: str, name_date: str | None) -> Entries:
     """The date of a page without diary entries: its name's, else its content's; a content date that makes a
-    name's year or month precise (`shiretoko2002` showing `2002.8.9(金)～8.12(月)`) is taken instead."""
+    name's year or month precise (`shiretoko2002` showing `2002.8.9(金)～8.12(月)`), or that is of a later year
+    than the one a page is named for (_kept_up), is taken instead."""
     found = content_date(markdown) if not name_date or len(name_date) < 10 else None
-    if name_date and not (found and found.startswith(name_date)):
+    if name_date and not (found and (found.startswith(name_date) or _kept_up(name_date, found))):
         return Entries(markdown, [], name_date, "name")
     return Entries(markdown, [], found, "content" if found else None)

@@ -786,10 +786,27 @@ def test_a_date_under_a_label_for_something_else_does_not_date_the_page():
     ("文責 2002/10/3 作成", ("2002-10-03", False)),
     ("2003年5月1日 記録をつけた", None),  # 記録 (a record) is no stamp
     ("2003年5月1日 発売", None),
+    ("古い版が出力したフォントは Windows 2000 にインストールできないと聞きました。私は、これらの問題は "
+     "(2003年10月20日現在) すでに解決済みであると信じています。古い版をお使いの方はアップグレードを", None),
+    ("この情報は 2013年8月18日 19:42現在のものです。", ("2013-08-18", False)),
+    ("Windows 2000 で起きる問題について私が聞いたことのまとめ（2003年10月20日現在）", ("2003-10-20", False)),
 ])
 def test_a_stamp_label_after_the_date(line, expected):
-    """Issue 24 item 5: the writing / update label after its date (`2003.5.1 更新`, `… 記`, `…現在`)."""
+    """Issue 24 item 5: the writing / update label after its date (`2003.5.1 更新`, `… 記`, `…現在`), at the
+    start or the end of its line; inside a sentence it is the day one statement was true (a FAQ's answer)."""
     assert labelled_date(line) == expected
+
+
+def test_a_page_named_for_a_year_and_kept_up_since_takes_its_later_date():
+    """Read on a held-out sample (seed 1255): `request/request-2011.html`, a list of performances opening with
+    2023's, was dated 2011-01-01 by its name; a page named for a year and opening with that year's date stays
+    named, and a date of an earlier year does not move it."""
+    kept = "# 上演校一覧\n\n2023年1月28日 千葉市南部青少年センター 演劇部\n\n上演記録が残っているものを掲載します。\n"
+    assert mark_entries(kept, "2011", "request/request-2011.html").date == "2023-01-28"
+    same = "# 旅行\n\n2002年8月9日 知床へ\n\n本文。\n"
+    assert mark_entries(same, "2002", "trip/shiretoko2002.html").date == "2002-08-09"
+    older = "# 2011\n\n2009年5月1日 以前の記録より\n\n本文。\n"
+    assert mark_entries(older, "2011", "log/log2011.html").date == "2011"
 
 
 def test_a_lone_yearless_entry_is_checked_in_the_pages_year_and_a_feast_names_its_weekday():
