@@ -71,8 +71,8 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_is_exact,  # noqa: F401
     summary_source,
 )
-from siterag.enrich.tagclass import JA_RE, fold, whole_name
-from siterag.enrich.tagterms import general_zipf, name_like, quoted_names
+from siterag.enrich.tagclass import fold, whole_name
+from siterag.enrich.tagterms import JA_RE, general_zipf, name_like, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
 

@@ -29,7 +29,7 @@ from siterag.enrich.tagclass import (
     weak_name,
     weak_term,
 )
-from siterag.enrich.tagterms import general_weight, generic_term
+from siterag.enrich.tagterms import JA_RE, general_weight, generic_term
 
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
@@ -43,7 +43,6 @@ _URL_RE = re.compile(rf"(?:https?|ftp|mailto):\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.
 # are skipped (_URL_RE alone is quadratic on a long run: Japanese text has no spaces).
 _URL_RUN_RE = re.compile(rf"(?<!\S)\S*?(?::|@|www\.|\.{_FILE_EXT}\b)\S*", re.IGNORECASE)
 _MARKUP_RE = re.compile(r"</?[A-Za-z][^>\n]*>|&[a-z]+;|[*#|>`\\_~=\[\]{}()<]")
-_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = "A-Za-zÀ-ÖØ-öø-ÿ"  # (Nadège, Zürich: an accented letter is no word's end)
 _EN_WORD = (rf"(?:(?:St|Mt)\.(?= [A-Z])|[{_LATIN}0-9]*[{_LATIN}][{_LATIN}0-9]*(?:['’-][{_LATIN}0-9]+)*)")  # St. Mary’s
 _EN_RUN_RE = re.compile(rf"(?<![\w.])(?:{_EN_WORD})(?: {_EN_WORD})*")
@@ -170,7 +169,7 @@ def person_name(text: str) -> bool:
     text = " ".join(text.split())
     if not text or len(text) > 40:
         return False
-    if _JA_RE.search(text):
+    if JA_RE.search(text):
         dictionary, tokenizer = _tokenizer()
         words = [m for m in tokenizer.tokenize(text.replace(" ", "")) if m.surface().strip()]
         return 2 <= len(words) <= 3 and _is_surname(words[0].part_of_speech_id()) and all(
@@ -247,7 +246,7 @@ def japanese_terms(text: str, parts: dict[str, tuple[str, ...]] | None = None) -
     used as a verb (開始 in 開始した) is no term. Tokens with ASCII letters or digits break runs (the English pass
     takes them); a surname, a space and a name are one (田中 智子). `parts`, when given, gets each compound's
     nouns (京都デジタルシティ -> 京都, デジタル, シティ)."""
-    if not _JA_RE.search(text):
+    if not JA_RE.search(text):
         return []
     _, tokenizer = _tokenizer()
     terms: list[str] = []
@@ -491,7 +490,7 @@ def recurring_parts(found: list[str], parts: dict[str, tuple[str, ...]]) -> list
     counts = Counter(found)
     holders: dict[str, set[str]] = {}
     for term in counts:
-        if not _JA_RE.search(term):
+        if not JA_RE.search(term):
             continue
         inside = {p for p in parts.get(term, ()) if _keep_term(p)}
         inside |= {term[:i] for i in range(2, len(term)) if term[:i] in counts and _word_edge(term, i)}
@@ -618,7 +617,7 @@ def _built_on(keys: Counter[str]) -> Counter[str]:
     """For each Japanese term of a page, how many of its other terms hold it (スキー: スキー場, スキー教室)."""
     out: Counter[str] = Counter()
     for key in keys:
-        if _JA_RE.search(key):
+        if JA_RE.search(key):
             out.update({key[i:j] for i in range(len(key)) for j in range(i + 1, len(key) + 1)
                         if (i, j) != (0, len(key)) and key[i:j] in keys})
     return out
@@ -628,7 +627,7 @@ def _tag_key(text: str) -> str:
     """A tag as two spellings of it compare: width- and case-folded (tagclass.fold: LTE = ＬＴＥ), and a Japanese
     one without the spaces and dots written between a name's words (川口 千里 = 川口千里, ハードロック・ギター)."""
     folded = fold(text)
-    return re.sub(r"[\s・･]", "", folded) if _JA_RE.search(folded) else folded
+    return re.sub(r"[\s・･]", "", folded) if JA_RE.search(folded) else folded
 
 
 def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFIDENT, own_text: str | None = None,

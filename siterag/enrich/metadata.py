@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from siterag.codehash import code_hash
 from siterag.enrich.dates import ANCHOR_RE, ENTRY_HEADING_RE, date_from_name, parse_date_line
-from siterag.enrich.tagterms import general_zipf
+from siterag.enrich.tagterms import JA_RE, general_zipf
 from siterag.extract.blocks import clean_text, normalise
 from siterag.llm.client import LLMClient, LLMError
 
@@ -37,7 +37,6 @@ METADATA_PROMPT = (
 )
 BODY_PREVIEW_CHARS = 700
 MAX_SUMMARY_SENTENCES = 3
-_JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 def date_from_path(path: str) -> str | None:
@@ -426,7 +425,7 @@ def _metadata_prompt(title: str, markdown: str) -> str:
 def page_language(text: str) -> str:
     """'ja' when a fifth or more of the letters are Japanese (kana or kanji), else 'other'."""
     letters = [ch for ch in text if ch.isalpha()]
-    japanese = sum(1 for ch in letters if _JA_RE.match(ch))
+    japanese = sum(1 for ch in letters if JA_RE.match(ch))
     return "ja" if letters and japanese >= 0.2 * len(letters) else "other"
 
 

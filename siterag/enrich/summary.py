@@ -440,13 +440,17 @@ _POINTS_BACK_RE = re.compile(
 # `この` + a noun, `This` + a noun: the noun may be what the title names (`このメニューは…` under `編集メニュー`).
 _THIS_NOUN_RE = re.compile(r"^(?:この|本|当)([\u30a1-\u30fa\u30fc\u3400-\u9fff]{1,8}?)(?:は|では|には|を|で|の|が|も)"
                            r"|^(?:This|These) ([A-Za-z]+?)s?\b")
+# what a page calls itself (この記事は…, This chapter describes…)
+_PAGE_NOUNS_JA = ("ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|記事|稿|論文|報告|章|節|"
+                  "マニュアル|ドキュメント|ブログ|日記|本|発表|講演|研究|プロジェクト")
+_PAGE_NOUNS_EN = ("page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|paper|"
+                  "report|essay|diary|collection|list|tutorial|program|software|package|dialog|window|command|"
+                  "presentation|talk|lecture|study|project|thesis")
 # ... unless what it points at is the page itself: `このページでは…`, `This manual describes…`.
 _SELF_REFERENCE_RE = re.compile(
-    r"^(?:(?:この|本|当)(?:ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|マニュアル|ドキュメント|章|節|記事|日記|ブログ)"
+    rf"^(?:(?:この|本|当)(?:{_PAGE_NOUNS_JA})"
     r"|ここ(?:では|には)|Here (?:you|I|we)\b|On this (?:page|site)\b"  # `ここでは…`: here, on this page
-    r"|(?:This|These) (?:page|site|website|web site|document|manual|chapter|section|article|book|booklet|guide|"
-    r"diary|tutorial|paper|report|program|software|package|dialog|window|command|presentation|talk|lecture|"
-    r"study|project|thesis)s?\b)")
+    rf"|(?:This|These) (?:{_PAGE_NOUNS_EN})s?\b)")
 
 
 def says_what_page_is(sentence: str) -> bool:
@@ -458,15 +462,12 @@ def says_what_page_is(sentence: str) -> bool:
                 or _PAGE_SUBJECT_EN_RE.match(sentence))
 
 
-_PAGE_NOUNS_JA = ("ページ|サイト|ホームページ|ＨＰ|HP|コーナー|文書|文章|記事|稿|論文|報告|章|節|"
-                  "マニュアル|ブログ|日記|本|発表|講演|研究|プロジェクト")
 _PAGE_SUBJECT_JA_RE = re.compile(rf"^(?:(?:この|本|当)(?:{_PAGE_NOUNS_JA})(?:で|に)?は|"
                                  r"ここ(?:で|に)(?!の)(?:は|[^。、，,]{0,16}?(?:は|のは|では|には)))")
 _PRESENTS_JA_RE = re.compile(rf"紹介|説明|解説|掲載|載せ|まとめ|綴|報告|述べ|提案|取り上げ|記録|"
                              rf"(?:{_PAGE_NOUNS_JA}|もの)(?:です|である|だ)[。！]?$")
 _PAGE_SUBJECT_EN_RE = re.compile(
-    r"^(?:(?:This|These|The present) (?:page|site|website|web site|document|article|chapter|section|book|booklet|"
-    r"guide|paper|report|essay|diary|collection|list|tutorial|presentation|talk|lecture|study|project|thesis)s? "
+    rf"^(?:(?:This|These|The present) (?:{_PAGE_NOUNS_EN})s? "
     r"(?:describes?|contains?|lists?|covers?|presents?|addresse?s?|proposes?|examines?|explores?|reports?|"
     r"outlines?|focus(?:es)? on|"
     r"gives?|shows?|explains?|tells?|collects?|records?|features?|includes?|introduces?|discusses?|deals?|is about|"

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from siterag.enrich.dates import ENTRY_HEADING_RE
 from siterag.enrich.markdown import MD_IMAGE_RE
-from siterag.enrich.tagterms import NAME_TITLES, general_zipf, misspelt
+from siterag.enrich.tagterms import JA_RE, NAME_TITLES, general_zipf, misspelt
 
 SUBJECT_TF = 3  # a single common word is the page's subject when said this often (or in its title or headings)
 COMMON_PART_ZIPF = 3.5  # a compound all of whose nouns are this common (設置方法, 画面左) is generic when said once
@@ -33,7 +33,6 @@ LONG_PAGES = (3000, 10000)
 NUMBER_DIGITS = 7  # a term with this many digits is a number (a phone's, a part's), not a name
 RELATIVE_SCORE = 0.45  # a tag scoring below this share of the page's best one is a guess
 
-JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _NO_WORD_START = frozenset("ーンァィゥェォッャュョヮヵヶ")
 _KANJI_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _KATAKANA_RE = re.compile(r"^[ァ-ヺー・]+$")

@@ -28,6 +28,7 @@ _JA_QUOTE_RE = re.compile(r"『([^『』\n]{2,40})』|「([^「」\n]{2,40})」|
 _EN_QUOTE_RE = re.compile(r"[“\"]([A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4})[”\"]")
 _SENTENCE_END_RE = re.compile(r"[。！？!?、,]|[ぁ-ん]{4,}|(?:です|ます|ました|だった|でした)")
 _HIRAGANA_RE = re.compile(r"[ぁ-ゖ]")
+JA_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")  # a Japanese letter: kana or kanji
 _JA_SUFFIXES = frozenset("的性化さ")
 _PARTICLE_RE = re.compile(r"[をにがではへも]")
 _MARKUP_RE = re.compile(r"[*_`#|\[\]<>{}]")
