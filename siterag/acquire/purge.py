@@ -56,9 +56,14 @@ def is_binary(data: bytes) -> bool:
     return controls / len(head) > 0.05
 
 
+# A program's first statement: an interpreter line (`#!/usr/bin/perl`), a Perl package or module line
+# (`package CGI::Minimal;`, `use strict;`), a C include: its text is code, whatever markup its strings hold.
+_PROGRAM_START_RE = re.compile(rb"^\s*(?:#!\s*/|(?:package|use|require)\s+[\w:]+[^;\n<>]*;|#include\s*[<\"])")
+
+
 def looks_like_html(data: bytes) -> bool:
-    """True when the text contains HTML markup near its start (UTF-16/32 text decoded first)."""
+    """True when the text contains HTML markup near its start (UTF-16/32 text decoded first) and does not open as a
+    program's source (a Perl module printing a table from a here-document is code, not a page)."""
     wide = wide_encoding(data)
-    if wide:
-        return bool(_HTML_RE.search(data[:SAMPLE].decode(wide, "ignore").encode("utf-8", "replace")))
-    return bool(_HTML_RE.search(data[:SAMPLE]))
+    head = data[:SAMPLE].decode(wide, "ignore").encode("utf-8", "replace") if wide else data[:SAMPLE]
+    return bool(_HTML_RE.search(head)) and not _PROGRAM_START_RE.match(head.lstrip(b"\xef\xbb\xbf"))

@@ -54,6 +54,18 @@ def test_binary_detection_is_by_content():
     assert not looks_like_html(b"body { color: red }")
 
 
+def test_a_programs_source_printing_html_is_no_page():
+    """Read on a held-out sample (seed 1255): leftyuncle's `email/lib/CGI/Minimal/Misc.pm`, a Perl module whose
+    here-documents print a `<table>`, was a corpus document titled `untitled`; a page whose text mentions code
+    stays a page."""
+    module = b'package CGI::Minimal;\n\nuse strict;\n\nsub table {\n  my $outs = <<"EOF";\n<table border="1">\n'
+    assert not looks_like_html(module)
+    assert not looks_like_html(b'#!/usr/bin/perl\nprint "<html><body>hello</body></html>";\n')
+    assert not looks_like_html(b'#include <stdio.h>\nconst char *page = "<html><p>x";\n')
+    assert looks_like_html(b'<html><body><p>use strict; package Foo;</p></body></html>')
+    assert looks_like_html(b'\n\n<!-- package list -->\n<html><body><p>use strict;</p>')
+
+
 def test_shared_crest_site_encodings_match_the_byte_census(shared_sites):
     """SOURCE.txt: Shift_JIS 175 | EUC-JP 43 | ISO-2022-JP 16, 17 pages with no declaration at all."""
     root = shared_sites / "crest-digitalcity"
