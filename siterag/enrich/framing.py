@@ -31,6 +31,7 @@ from siterag.enrich.summary import (
     squeezed,
     summary_source,
 )
+from siterag.extract.chrome import back_label
 
 TITLE_CHARS = 48  # a longer title is clipped in a frame
 TITLE_SHARE = 0.6  # a summary holding at least this share of its title's terms says what the page is already
@@ -107,7 +108,7 @@ def own_heading(body: str, title: str) -> str:
         text = caption or " ".join(_MARKS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", match.group(1)))).split())
         if (match and "{#" in match.group(1)) or sum(map(str.isalpha, text)) < 3 or len(text) > TITLE_CHARS:
             continue
-        if _plain(text) in key or key in _plain(text):
+        if _plain(text) in key or key in _plain(text) or back_label(text):  # (`…のホームへ`: a way back, no heading)
             continue
         if caption:
             drawn = drawn or (text if sentence_terms(text) else "")

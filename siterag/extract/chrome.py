@@ -50,8 +50,14 @@ _NAV_WORDS = re.compile(
     r"次(へ|のページ)?|前(へ|のページ)?|next|prev(ious)?|上へ|ページ(の)?(先頭|トップ)(へ)?|english|japanese|日本語|"
     r"英語|return|go|to|the|page|ページ|site|サイト|に|へ|戻|る)+")
 
-# `内部ページに戻る`, `Back to Internal Top Page` (not `Back to the Future`)
-_BACK_RE = re.compile(r"(?:戻る|もどる|戻ります)$|^(?:backto|returnto).*(?:top|home|index|menu|page)$")
+# `内部ページに戻る`, `ＨＴパソコン教室のホームへ`, `Back to Internal Top Page` (not `Back to the Future`)
+_BACK_RE = re.compile(r"(?:戻る|もどる|戻ります|(?:ホーム|トップ|トップページ|目次|メニュー)へ)$|"
+                      r"^(?:backto|returnto).*(?:top|home|index|menu|page)$")
+
+
+def back_label(text: str) -> bool:
+    """Whether a label only sends the reader back (`内部ページに戻る`, `…のホームへ`, `Back to Top Page`)."""
+    return bool(_BACK_RE.search(normalise(text)))
 _NAV_TOKEN_RE = re.compile(r"(?<![A-Za-z])(?:top|home|back|index|menu)(?![A-Za-z])|"
                            r"トップ|ホーム|戻る|もどる|目次|メニュー", re.IGNORECASE)
 

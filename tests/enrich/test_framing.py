@@ -152,7 +152,7 @@ def test_entries_are_named_by_the_pages_kind_and_a_weekday_or_a_time_is_no_entry
 def test_a_heading_that_repeats_the_title_in_other_widths_or_around_pictures_adds_nothing():
     heading = "# ![](star.gif) ＨＴパソコン教室のホームへ ![](star.gif)\n\nようこそ。\n"
     assert page_frame("HTパソコン教室", "profile", "", heading) == "「HTパソコン教室」（プロフィール）"
-    assert page_frame("自己紹介", "profile", "", heading) == "「自己紹介 — ＨＴパソコン教室のホームへ」（プロフィール）"
+    assert page_frame("自己紹介", "profile", "", heading) == "「自己紹介」（プロフィール）"  # (a way back: no subtitle)
 
 
 def test_a_title_with_its_own_brackets_is_framed_in_double_ones_and_a_colloquial_connective_leans_back():
@@ -422,3 +422,16 @@ def test_a_log_of_reviews_is_summed_up_by_the_works_it_reviews():
         "「芸術・書評2001」（レビュー）: 4作品: 「ソクーロフの対話」")
     # quoted lines without a maker or a rating (a play's comments headed by their gist) are no works
     assert works_summary(body.replace("著 (河出書房新社)★", " さんより"), True) == ""
+
+
+def test_a_heading_that_only_sends_the_reader_back_is_no_subtitle():
+    """Read on a held-out sample (seed 1255): hrtaj's profile page heads its text with `# ＨＴパソコン教室のホームへ`
+    (to the class's home), which the summary's frame gave as the page's subtitle; a way back heads nothing."""
+    from siterag.extract.chrome import back_label
+
+    body = "# ![](star.gif) ＨＴパソコン教室のホームへ ![](star.gif)\n\nいらっしゃいました。宜しくお願いいたします。\n"
+    assert own_heading(body, "自己紹介") == ""
+    welcome = "四日市のパソコン教室へようこそ"
+    assert own_heading(f"# {welcome}\n\n本文です。\n", "自己紹介") == welcome
+    labels = ("内部ページのトップへ", "Back to Top Page", "東京へ", "ホームページへようこそ")
+    assert [back_label(t) for t in labels] == [True, True, False, False]
