@@ -630,6 +630,9 @@ def _tag_key(text: str) -> str:
     return re.sub(r"[\s・･]", "", folded) if JA_RE.search(folded) else folded
 
 
+_FIGURE_LABEL_RE = re.compile(r"^(?:図|表|写真|Fig(?:ure)?\.?|Table|Photo)\s*[0-9０-９]+\s*[.:：．、-]?\s*(?=\w\w)")
+
+
 def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFIDENT, own_text: str | None = None,
               subject: list[str] = (), subject_text: str = "", wholes: list[str] = ()) -> list[str]:
     """The best terms that occur verbatim in `body`, none inside another chosen one (ロボット vs
@@ -645,6 +648,7 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFI
         if len(tags) >= limit or score < floor:
             break
         term = next((s for s in wholes if term in s), term)  # 変形 of the title's 変形ダイアログ: the whole
+        term = _FIGURE_LABEL_RE.sub("", term) or term  # 図5.分散全方位視覚システム: the figure's name
         folded = _tag_key(term)  # `LTE` and `ＬＴＥ` are one tag
         if term not in body or term not in own or any(folded in _tag_key(t) or _tag_key(t) in folded
                                                         for t in tags):

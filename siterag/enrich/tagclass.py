@@ -725,7 +725,16 @@ _VERSION_OR_DOT_NAME_RE = re.compile(r"^(?:\d+(?:\.\d+)+[a-z]?|[vV]\d[\w.]*|\.[A
 # a count or a number: `77 Air Raids`, `#1 Science Hall`)
 
 
+def _in_identifier(text: str, start: int, end: int) -> bool:
+    """Whether a word at text[start:end] is glued into a file's name or a program's identifier:
+    `~/.PfaEdit/Encodings.ps`, `FONTFORGE$PLUGINS`, `my_module` (not a name with a slash: `Acorn RISC/OS`)."""
+    before, after = text[start - 1:start] if start else "", text[end:end + 2]
+    return before in ("$", "_") or after[:1] in ("$", "_") or bool(re.fullmatch(r"\.[a-z0-9]", after))
+
+
 def _en_fragment(text: str, spots: list[tuple[int, int]]) -> bool:
+    if all(_in_identifier(text, s, e) for s, e in spots):
+        return True  # `Encodings` of `~/.PfaEdit/Encodings.ps`, `PLUGINS` of `FONTFORGE$PLUGINS`: code, no tag
     befores, afters = set(), set()
     cut = owned = 0  # spots cut inside a dotted abbreviation (`Ph` of Ph.D.); after `<Name> of` (Department of …)
     for s, e in spots:

@@ -635,3 +635,23 @@ def test_a_tag_inside_a_works_title_is_the_works_whole_name():
     assert pick_tags(scored, body, subject=["星空"], wholes=["降るような星空"])[0] == "降るような星空"
     assert pick_tags(scored, body, subject=["星空"])[0] == "星空"  # (no work: the term as it is)
     assert pick_tags([("星空", 3.0), ("シホ", 2.0)], body, wholes=["降るような星空"])[0] == "降るような星空"
+
+
+def test_a_word_glued_into_a_file_name_or_an_identifier_is_a_fragment():
+    """Read on a held-out sample (seed 1255): `Encodings` of `~/.PfaEdit/Encodings.ps`, `PLUGINS` of
+    `FONTFORGE$PLUGINS` were a manual's tags; a name written with a slash (`Acorn RISC/OS`) or at a sentence's
+    end stays a name."""
+    text = "ファイル ~/.PfaEdit/Encodings.ps に格納。論理名 FONTFORGE$PLUGINS と DRIVER_OVERRAN_STACK を作る。"
+    assert fragment("Encodings", text) and fragment("PLUGINS", text) and fragment("OVERRAN", text)
+    prose = "FreeWalk/Q runs on Linux. We used Linux. It is Linux."
+    assert not fragment("Linux", prose) and not fragment("FreeWalk", prose)
+
+
+def test_a_figures_number_is_no_part_of_its_tag():
+    """Read on a held-out sample (seed 1255): a picture page's tag was its caption with its number,
+    `図5.分散全方位視覚システム`; the tag is the figure's name."""
+    body = "### 映像都市空間システム\n\n![](image5.jpg)\n\n図5.分散全方位視覚システム\n"
+    assert pick_tags([("図5.分散全方位視覚システム", 1.0)], body) == ["分散全方位視覚システム"]
+    assert pick_tags([("Fig. 4 FreeWalk", 1.0)], "Fig. 4 FreeWalk screen. FreeWalk is a system.") == ["FreeWalk"]
+    assert pick_tags([("表計算ソフトExcel", 1.0)], "表計算ソフトExcelの使い方。表計算ソフトExcelで集計する。") == [
+        "表計算ソフトExcel"]  # (表 begins a word here: no table's number)
