@@ -106,8 +106,9 @@ KINDS: dict[str, Kind] = {
                     ("製品", "商品", "通販", "販売", "ショップ", "価格",
                      "product", "products", "shop", "store", "specs", "specifications", "sales"),
                     word=("製品・商品", "product page")),
-    "index": Kind("目次・メニュー・サイトマップ", "Index, menu or table of contents of the site",
-                  ("目次", "サイトマップ", "index", "contents", "sitemap", "site map"), word=("目次", "index page")),
+    "index": Kind("目次・メニュー・サイトマップ・サイト内検索", "Index, menu, table of contents or search of the site",
+                  ("目次", "サイトマップ", "検索", "index", "contents", "sitemap", "site map", "search"),
+                  word=("目次", "index page")),
     "other": Kind("その他", "Anything else"),
 }
 SLUGS = tuple(KINDS)
@@ -187,6 +188,7 @@ _BEGINNERS_RE = re.compile(r"初心者|入門|初級|ビギナー|\bbeginners?\b
 # a name that points at the site itself: its description (`このHPの説明`, `当サイトについて`) is its about page
 _ABOUT_SITE_RE = re.compile(r"^(?:この|当)(?:サイト|ホームページ|ページ|ブログ|[a-z]{2,4})の?"
                             r"(?:説明|について|紹介|案内)$")
+_LIST_END_RE = re.compile(r"(?:一覧|リスト|目録)表?$")  # a name ending so names a list of what comes before
 _GENERIC_END_RE = re.compile(r"(?:のページ|ページ|一覧|集|コーナー|トップ|top|page|\d{2,4}年?)+$")  # (`書評2001`)
 
 
@@ -397,10 +399,14 @@ def named_kind(name: str) -> str:
     `Links` → links, `思索・エッセイ(芸術)` → essay); '' when it says none. An English name counts as whole words, a
     Japanese one as the end of a part of the name (its head noun: `上演劇の感想`, not `メンバー向け 内部ページ`),
     after a generic ending (ページ, 一覧, 集, トップ); a name of the site itself (`このHPの説明`) is its profile.
-    Where several parts name kinds, the last one says it."""
+    Where several parts name kinds, the last one says it; a name ending in a list (`斉藤俊雄・中学校演劇 脚本
+    上演校一覧`: of the schools that played the scripts) only by its last part."""
     text = unicodedata.normalize("NFKC", name or "").casefold()
     found = []  # (where in the name, length of the word, slug): the last, then the longest, wins
-    for part in _PART_SPLIT_RE.split(text):
+    parts = [part for part in _PART_SPLIT_RE.split(text) if part]
+    if parts and _LIST_END_RE.search(parts[-1]):
+        parts = parts[-1:]  # `脚本 上演校一覧`: a list of schools; what comes before it only says whose
+    for part in parts:
         part = _GENERIC_END_RE.sub("", part)
         at = text.find(part)
         if _ABOUT_SITE_RE.match(part):
