@@ -106,9 +106,8 @@ KINDS: dict[str, Kind] = {
                     ("製品", "商品", "通販", "販売", "ショップ", "価格",
                      "product", "products", "shop", "store", "specs", "specifications", "sales"),
                     word=("製品・商品", "product page")),
-    "index": Kind("目次・メニュー・サイトマップ・サイト内検索", "Index, menu, table of contents or search of the site",
-                  ("目次", "サイトマップ", "検索", "index", "contents", "sitemap", "site map", "search"),
-                  word=("目次", "index page")),
+    "index": Kind("目次・メニュー・サイトマップ", "Index, menu or table of contents of the site",
+                  ("目次", "サイトマップ", "index", "contents", "sitemap", "site map"), word=("目次", "index page")),
     "other": Kind("その他", "Anything else"),
 }
 SLUGS = tuple(KINDS)
