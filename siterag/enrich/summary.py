@@ -587,8 +587,13 @@ def _structure(body: str) -> dict:
     under: list[str] = []  # short lines right under a run of pictures, one a picture: their captions
     pending = 0  # pictures of the last run not captioned yet
     in_code = gap = False
+    terms: list[str] = []  # the terms of a definition list: a line in bold alone, its definition under it
+    term = ""
     for raw in body.splitlines():
         line = raw.strip()
+        if term and line.startswith(": "):
+            terms.append(term)
+        term = " ".join(summary_source(line[2:-2]).split()) if _TERM_LINE_RE.match(line) else ""
         if line.startswith(("```", "~~~")):
             in_code = not in_code
         if not line:
@@ -643,7 +648,7 @@ def _structure(body: str) -> dict:
     return {"entries": entries, "items": items, "header": header, "rows": rows, "table_heading": table_heading,
             "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
-            "stanzas": stanzas, "under": under}
+            "stanzas": stanzas, "under": under, "terms": terms}
 
 
 def _worded_link(line: str) -> bool:
@@ -652,6 +657,7 @@ def _worded_link(line: str) -> bool:
 
 
 _MARKS_RE = re.compile(r"[*_`]")
+_TERM_LINE_RE = re.compile(r"^\*\*[^*]{1,60}\*\*$")  # `**次のグリフ(N)**`, a definition list's term
 _BR_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # What is left of a date in an entry's heading past its start: a weekday, a time, a date's end (`土)～12月29日(火)`,
 # `火曜日 16時05分22秒`): no title of the entry.
@@ -811,6 +817,10 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     if len(fields) >= COMPOSE_ITEMS:  # a sheet of fields: what each says, not the note above them
         named = name and squeezed(fields[0].split(": ", 1)[0]) != squeezed(name)  # (a photo's caption: its title)
         return f"{name}: {_quoted(fields, ja)}" if named else _quoted(fields, ja)
+    terms = st["terms"]
+    if len(terms) >= COMPOSE_ITEMS and 3 * len(terms) >= st["text"]:  # a glossary, a menu's commands explained
+        return f"{name}: {len(terms)}項目の説明: {_quoted(terms, ja)}" if ja else \
+            f"{name}: {len(terms)} terms explained: {_quoted(terms, ja)}."
     if lead and not _lead_from_structure(lead, st):
         return ""
     links, items, short, numbered = st["links"], st["items"], st["short"], st["numbered"]

@@ -512,3 +512,18 @@ def test_a_talk_that_says_what_it_addresses_says_what_the_page_is():
     assert says_what_page_is("本発表では，我々が開発している基盤技術について紹介する．")
     assert not leans_back("This presentation addresses acquisition of semantics.")
     assert not says_what_page_is("This presentation was given in Kyoto.")
+
+
+def test_a_definition_list_is_summed_up_by_its_terms():
+    """Read on a held-out sample (seed 1255): FontForge's View menu page, each command in bold with its
+    description under it, was summed up by one command's description (`フォントビューでは、…次のグリフを選択`)."""
+    commands = ["枠に揃える(F)", "縮小(O)", "拡大(I)", "次のグリフ(N)", "前のグリフ(P)"]
+    body = "# 表示メニュー\n\n" + "".join(f"**{c}**\n: {c}のコマンドです。フォントビューでは使用できません。\n"
+                                        for c in commands)
+    assert composed_summary(body, "表示メニュー", "フォントビューでは使用できません。") == \
+        "表示メニュー: 5項目の説明: 枠に揃える(F) / 縮小(O) / 拡大(I) ほか"
+    # a few terms among paragraphs of prose: the prose says what the page is
+    paragraphs = "\n\n".join("段落です。" for _ in range(12))
+    prose = f"# 用語\n\n{'長い説明の段落です。' * 3}\n\n{paragraphs}\n\n" + "".join(
+        f"**{c}**\n: 説明。\n" for c in commands[:4])
+    assert composed_summary(prose, "用語") == ""
