@@ -588,11 +588,13 @@ def _structure(body: str) -> dict:
     pending = 0  # pictures of the last run not captioned yet
     in_code = gap = False
     terms: list[str] = []  # the terms of a definition list: a line in bold alone, its definition under it
+    described: list[str] = []  # their definitions
     term = ""
     for raw in body.splitlines():
         line = raw.strip()
         if term and line.startswith(": "):
             terms.append(term)
+            described.append(" ".join(summary_source(line[2:]).split()))
         term = " ".join(summary_source(line[2:-2]).split()) if _TERM_LINE_RE.match(line) else ""
         if line.startswith(("```", "~~~")):
             in_code = not in_code
@@ -648,7 +650,7 @@ def _structure(body: str) -> dict:
     return {"entries": entries, "items": items, "header": header, "rows": rows, "table_heading": table_heading,
             "links": links, "short": short,
             "text": text, "external": external, "numbered": numbered, "images": images, "alts": alts,
-            "stanzas": stanzas, "under": under, "terms": terms}
+            "stanzas": stanzas, "under": under, "terms": terms, "described": described}
 
 
 def _worded_link(line: str) -> bool:
@@ -817,11 +819,12 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     if len(fields) >= COMPOSE_ITEMS:  # a sheet of fields: what each says, not the note above them
         named = name and squeezed(fields[0].split(": ", 1)[0]) != squeezed(name)  # (a photo's caption: its title)
         return f"{name}: {_quoted(fields, ja)}" if named else _quoted(fields, ja)
-    terms = st["terms"]
-    if len(terms) >= COMPOSE_ITEMS and 3 * len(terms) >= st["text"]:  # a glossary, a menu's commands explained
+    prose_lead = bool(lead) and not _lead_from_structure(lead, st)
+    terms = st["terms"]  # a glossary, a menu's commands explained: by its terms, unless its opening says what it is
+    if len(terms) >= COMPOSE_ITEMS and 3 * len(terms) >= st["text"] and not (prose_lead and _opening(lead, body)):
         return f"{name}: {len(terms)}項目の説明: {_quoted(terms, ja)}" if ja else \
             f"{name}: {len(terms)} terms explained: {_quoted(terms, ja)}."
-    if lead and not _lead_from_structure(lead, st):
+    if prose_lead:
         return ""
     links, items, short, numbered = st["links"], st["items"], st["short"], st["numbered"]
     label = f"{name}: " if name else ""
@@ -1031,10 +1034,18 @@ def _undated(heading: str) -> str:
     return _TRAILING_SMALL_RE.sub("", text).strip() or heading
 
 
+def _opening(lead: str, body: str) -> bool:
+    """Whether the lead starts the page's first paragraph of text (under its headings)."""
+    first = next((line for line in body.splitlines() if line.strip() and not line.startswith(("#", "!["))), "")
+    return squeezed(lead)[:12] in squeezed(summary_source(first))
+
+
 def _lead_from_structure(lead: str, st: dict) -> bool:
-    """Whether the lead's start lies in a list item, a table row, a link line or a short line (not a paragraph)."""
+    """Whether the lead's start lies in a list item, a table row, a link line, a short line or a definition list
+    (not a paragraph)."""
     head = squeezed(lead)[:12]
-    pieces = [*st["items"], *st["links"], *st["short"], *st["numbered"], *(c for r in st["rows"] for c in r)]
+    pieces = [*st["items"], *st["links"], *st["short"], *st["numbered"], *(c for r in st["rows"] for c in r),
+              *st["terms"], *st["described"]]
     return any(head in squeezed(p) or (len(squeezed(p)) >= 4 and squeezed(p) in head) for p in pieces)
 
 

@@ -522,6 +522,12 @@ def test_a_definition_list_is_summed_up_by_its_terms():
                                         for c in commands)
     assert composed_summary(body, "表示メニュー", "フォントビューでは使用できません。") == \
         "表示メニュー: 5項目の説明: 枠に揃える(F) / 縮小(O) / 拡大(I) ほか"
+    # an opening paragraph that says what the menu is stays the summary (read blind, seed 1260: CID メニュー)
+    opening = "CID メニューには、CID フォントを操作するための少数のコマンドがあります。"
+    assert composed_summary(body.replace("\n\n", f"\n\n{opening}\n\n", 1), "表示メニュー", opening) == ""
+    # a detail's paragraph further down is no word on the page (コマンドライン引数: a note on .ttc files)
+    detail = "いくつかのファイルは 1 個より多くのフォントを含むことができます。"
+    assert composed_summary(body + f"\n{detail}\n", "表示メニュー", detail).startswith("表示メニュー: 5項目の説明")
     # a few terms among paragraphs of prose: the prose says what the page is
     paragraphs = "\n\n".join("段落です。" for _ in range(12))
     prose = f"# 用語\n\n{'長い説明の段落です。' * 3}\n\n{paragraphs}\n\n" + "".join(
