@@ -54,12 +54,13 @@ _NAV_WORDS = re.compile(
 _BACK_RE = re.compile(r"(?:戻る|もどる|戻ります|(?:ホーム|トップ|トップページ|目次|メニュー)へ)$|"
                       r"^(?:backto|returnto).*(?:top|home|index|menu|page)$")
 
+_NAV_TOKEN_RE = re.compile(r"(?<![A-Za-z])(?:top|home|back|index|menu)(?![A-Za-z])|"
+                           r"トップ|ホーム|戻る|もどる|目次|メニュー", re.IGNORECASE)
+
 
 def back_label(text: str) -> bool:
     """Whether a label only sends the reader back (`内部ページに戻る`, `…のホームへ`, `Back to Top Page`)."""
     return bool(_BACK_RE.search(normalise(text)))
-_NAV_TOKEN_RE = re.compile(r"(?<![A-Za-z])(?:top|home|back|index|menu)(?![A-Za-z])|"
-                           r"トップ|ホーム|戻る|もどる|目次|メニュー", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def is_navigation(md: str, anchors: Collection[str] = (), parts_by_number: bool 
         return False
     if all(_in_page(href, anchors) for _, href in links):
         return not (parts_by_number and any(_names_a_part(label) for label, _ in links))
-    plain = [bool(normalise(label) and (_NAV_WORDS.fullmatch(normalise(label)) or _BACK_RE.search(normalise(label))))
+    plain = [bool(normalise(label) and (_NAV_WORDS.fullmatch(normalise(label)) or back_label(label)))
              or _in_page(href, anchors) for label, href in links]
     if all(plain):
         return True

@@ -134,9 +134,10 @@ def block_units(blocks: list[Block]) -> PageUnits:
                 longest, signature = size, key
         if len(found) > 1:  # only a block of several lines can be a combination of the page's own
             per_block.append(tuple(found))
-        if not found or list_item(block) or len(block.lines) == 1 and "](" not in block.lines[0][0]:
+        item = list_item(block)
+        if not found or item or len(block.lines) == 1 and "](" not in block.lines[0][0]:
             run += found  # (an image or a rule between items, a heading or the current page's entry unlinked)
-            items += list_item(block)
+            items += item
             continue
         if items >= LIST_ITEMS:
             lists.append(tuple(run))
