@@ -37,7 +37,16 @@ from siterag.enrich.keywords import (
     term_key,
     without_code,
 )
-from siterag.enrich.kinds import OTHER_KIND, Structure, guessed, own_titles, site_kinds, structure
+from siterag.enrich.kinds import (
+    OTHER_KIND,
+    Structure,
+    guessed,
+    own_titles,
+    place_kind,
+    site_kinds,
+    structure,
+    telling_title,
+)
 from siterag.enrich.metadata import (
     FIGURE_CAPTION_RE,
     SHARED_TITLE_DOCS,
@@ -594,6 +603,7 @@ class _Doc:
     page_title: str = ""  # its <title> as written
     shape: Structure = Structure()  # what its body is made of (kinds.structure): its kind with its title and section
     links: tuple[tuple[str, str], ...] = ()  # (href, text) of its links (sections.link_refs): its site's names
+    shown: str = ""  # the title it is shown with (its `title`), as the last run chose it
 
 
 def _site_doc(layout: SiteLayout, rel: str, fields: dict, body: str, target: bool) -> _Doc:
@@ -603,7 +613,41 @@ def _site_doc(layout: SiteLayout, rel: str, fields: dict, body: str, target: boo
     return _Doc(rel, path, content_hash(body), target, normalise(page_title),
                 tuple(normalise(line) for line in opening_lines(body)), not stale_title(page_title, body),
                 page_title, structure(body, html, bool(fields.get("date"))),
-                tuple(link_refs(html)) if html else ())
+                tuple(link_refs(html)) if html else (), str(fields.get("title") or ""))
+
+
+@dataclass(frozen=True)
+class _TitleContext:
+    """What the site pass knows of its titles and links when it gives a page a title of its own (_retitle)."""
+
+    shared_titles: set[str]  # <title>s (normalised) of many pages
+    shared_lines: set[str]  # opening lines of many pages
+    copied_titles: set[str]  # <title>s copied with a page onto another whose text does not bear them out
+    unbannered: dict[str, str]  # <title> -> it without the site's banner, where that keeps titles apart
+    site_whole: set[str]  # the site's own name and its home page's title (own_key)
+    incoming: dict[str, Counter[str]]  # page path -> the labels of the links to it
+    label_spread: Counter[str]  # label -> how many pages it leads to
+    vocabulary: Counter[str]  # the words of the site's <title>s
+
+
+def _retitle(doc: _Doc, page_title: str, body: str, ctx: _TitleContext) -> str:
+    """The title a page is shown with instead of its <title> (`page_title`), or '' to keep it: its own heading
+    where the <title> is shared or copied (metadata.own_title), the <title> without the site's banner, what the
+    site's links call it, or its file's name where the <title> is the site's name, a template's or none."""
+    title = own_title(page_title, body, ctx.shared_titles, ctx.shared_lines, doc.path, ctx.copied_titles)
+    if not title and (plain := ctx.unbannered.get(page_title, page_title)) != page_title:
+        title = plain
+    home, shared = is_home(doc.path), doc.title in ctx.shared_titles
+    sites_name = own_key(page_title) in ctx.site_whole
+    if not title and (page_title == UNTITLED or shared and not home):
+        # what the site's links call it (not the home page: a site's name is its home page's title)
+        title = linked_name(ctx.incoming.get(doc.path), ctx.label_spread)
+    elif not title and not home:  # a variant of the site's name: what its links call it
+        label = linked_name(ctx.incoming.get(doc.path), ctx.label_spread)
+        title = label if label and (renamed_by_links(page_title, label, ctx.vocabulary) or sites_name) else ""
+    if not title and not home and (page_title == UNTITLED or shared or sites_name):
+        title = file_name_title(doc.path)  # the site's name or a template's: what the file is called
+    return title
 
 
 def _page_title(fields: dict) -> str:
@@ -693,7 +737,14 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     site_own = own_site_names(site.name, (without_banner(d.page_title, *banner) for d in docs if is_home(d.path)))
     site_whole = {own_key(n) for n in (site.name, *(d.page_title for d in docs if is_home(d.path))) if n}  # a page
     # titled with the site's name (`hrtaj` over its map page) is named by the site's links (`所在地`)
-    kind_titles = own_titles({d.path: without_banner(d.page_title, *banner) for d in docs}, sections)
+    context = _TitleContext(shared_titles, shared_lines, copied_titles, unbannered, site_whole, incoming,
+                            label_spread, vocabulary)
+    retitled = {d.rel: title for d in targets if (parsed := read_doc(layout.corpus / d.rel))
+                and parsed[0].get("metadata_by") != "llm"
+                and (title := _retitle(d, _page_title(parsed[0]), parsed[1], context))}
+    kind_titles = own_titles({d.path: telling_title(retitled.get(d.rel, d.shown), without_banner(d.page_title, *banner),
+                                                    d.title in shared_titles and d.page_title != UNTITLED,
+                                                    place_kind(sections[d.path], d.path)) for d in docs}, sections)
     kinds = site_kinds({d.path: (d.shape, kind_titles[d.path], "\n".join(d.opening)) for d in docs}, sections)
     placed = {d.path: {"kind": kinds[d.path], "section": sections[d.path],
                        "category": page_category(kinds[d.path], sections[d.path],
@@ -721,22 +772,9 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                 continue
             stored = _stored(db, [body_hash := content_hash(body)], code, "facts").get(body_hash)
             facts = decode_facts(stored[0]) if stored else page_facts(body)
-            page_title = _page_title(fields)
-            title = own_title(page_title, body, shared_titles, shared_lines, doc.path, copied_titles)
-            if not title and (plain := unbannered.get(page_title, page_title)) != page_title:
-                title = plain
-            home, shared = is_home(doc.path), doc.title in shared_titles
-            sites_name = own_key(page_title) in site_whole
-            if not title and (page_title == UNTITLED or shared and not home):
-                # what the site's links call it (not the home page: a site's name is its home page's title)
-                title = linked_name(incoming.get(doc.path), label_spread)
-            elif not title and not home:  # a variant of the site's name: what its links call it
-                label = linked_name(incoming.get(doc.path), label_spread)
-                title = label if label and (renamed_by_links(page_title, label, vocabulary) or sites_name) else ""
-            if not title and not home and (page_title == UNTITLED or shared or sites_name):
-                title = file_name_title(doc.path)  # the site's name or a template's: what the file is called
+            page_title, title = _page_title(fields), retitled.get(doc.rel, "")
             machine = {**machine_fields(body, title or page_title, stats, facts, names, placed[doc.path], site_own,
-                                        page_title, contents if home else ()),
+                                        page_title, contents if is_home(doc.path) else ()),
                        **placed[doc.path], "enrich_key": code}
             if title:  # the <title> the page shares with many others stays as page_title
                 machine.update(title=title, page_title=page_title)

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 import numpy as np
 
@@ -382,6 +384,8 @@ def structural_kind(st: Structure) -> str:
         return "photos"  # pictures each told by a paragraph of its own under it: a captioned series, a photo story
     if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
+    if st.external >= 2 and not st.internal and not st.text_chars and not st.images and not st.rows:
+        return "links"  # nothing but links elsewhere, however few: a page of links (a manual's `other software`)
     if st.internal >= 4 and 3 * (st.items + st.internal) >= 2 * n and st.prose * 10 < n:  # the site's pages,
         return "index"  # each a link with its parts listed under it (a diary's years, each with its entries' titles)
     if st.blurbed >= 4 and st.prose <= BLURBS * st.blurbed and not st.players:
@@ -414,7 +418,7 @@ def named_kind(name: str) -> str:
             for word in kind.names:
                 if not word.isascii() and part.endswith(word):
                     found.append((at, len(word), slug))
-    words = [(m.start(), m.group()) for m in re.finditer(r"[a-z]+(?:'[a-z]+)?", text)]
+    words = [(m.start(), m.group()) for m in re.finditer(r"(?<![a-z0-9])[a-z]+(?:'[a-z]+)?(?![a-z])", text)]
     for i, (at, word) in enumerate(words):
         pair = f"{word} {words[i + 1][1]}" if i + 1 < len(words) else ""
         for slug, kind in KINDS.items():
@@ -503,6 +507,22 @@ def needs_prose(st: Structure, title: str = "", section: str = "") -> bool:
         and st.text_chars >= PROSE_CHARS
 
 
+def telling_title(shown: str, page_title: str, shared: bool = False, placed: str = "") -> str:
+    """The title a page's kind is read from: its <title>, or the title it is shown with when that names a kind
+    and the <title> is no name of its own — `計算機利用の手引き` under `Nijo Lab's Computers`, its file's name
+    under `untitled`, its heading under a <title> copied from another page — unless the <title> is one `shared`
+    by many pages of a section whose name `placed` (section_kind of its section or folder) says their kind: a
+    conference's `Travel Support` and a blog's `Konnekt Live の威力` name a topic of its event or its entry."""
+    if shown and (named_kind(shown) or named_audience(shown)) and not (shared and placed):
+        return shown
+    return page_title
+
+
+def place_kind(section: str, path: str) -> str:
+    """The kind a page's place in its site says: its section's name, else its folder's (section_kind)."""
+    return section_kind(section) or section_kind(_folder(path))
+
+
 def own_titles(titles: dict[str, str], sections: dict[str, str]) -> dict[str, str]:
     """Each page's <title> as evidence of its kind: '' where the pages of several sections share it (the site's
     name, `ブログ` on every page), which says nothing of the page."""
@@ -537,6 +557,8 @@ def site_kinds(pages: dict[str, tuple[Structure, str, str]], sections: dict[str,
         if sum(out[p] == "manual" for p in members) * 2 > len(members) >= 3:
             out.update(dict.fromkeys(members, "manual"))
     out.update(screenshots(out))
+    out.update(parts_of_work(out, {p: title for p, (_, title, _) in pages.items()},
+                             {p: st for p, (st, _, _) in pages.items()}))
     for p in out:
         if _HOME_RE.match(p) and out[p] not in ("diary", "news"):  # the site's front page: what it offers
             out[p] = "index"
@@ -565,6 +587,41 @@ def screenshots(kinds: dict[str, str]) -> dict[str, str]:
         if len(others) >= 3 and sum(kinds[p] == "manual" for p in others) * 2 > len(others):
             out.update({p: "manual" for p in members if kinds[p] == "photos"})
     return out
+
+
+WORK_PAGES = 3  # a folder's pages of one prose kind whose titles name one work, at least this many: its parts
+WORK_NAME_CHARS = 8  # the work's name: what the titles share, at least this many characters (NFKC, case-folded)
+PART_LABEL_CHARS = 16  # a part's title is the work's name and a label of at most this many (`appendix 1`)
+
+
+def parts_of_work(kinds: dict[str, str], titles: dict[str, str], shapes: dict[str, Structure]) -> dict[str, str]:
+    """The pages no kind fits (`other`: a table, notes, little text; not a form) titled, as WORK_PAGES or more
+    other pages of its folder are, by a work's name and a short label (PART_LABEL_CHARS), most of those of one
+    prose kind: parts of one work (`Britain in Prophecy -- appendix 1`, `footnotes to
+    Britain in Prophecy` among its chapters) -> the work's kind."""
+    folders: dict[str, list[str]] = {}
+    for p in kinds:
+        folders.setdefault(p.rpartition("/")[0], []).append(p)
+    out = {}
+    for members in folders.values():
+        for p in members:
+            if kinds[p] != OTHER_KIND or shapes[p].fields or not titles.get(p):
+                continue
+            kinds_of = Counter(kinds[q] for q in members if kinds[q] not in (OTHER_KIND, "index")
+                               and _part_of(titles[p], titles.get(q, "")))
+            kind, n = kinds_of.most_common(1)[0] if kinds_of else ("", 0)
+            if kind in PROSE_KINDS and n >= WORK_PAGES and n * 2 > sum(kinds_of.values()):
+                out[p] = kind
+    return out
+
+
+def _part_of(title: str, other: str) -> bool:
+    """Whether two (different) titles are each a name they share, WORK_NAME_CHARS or more, and a label of
+    PART_LABEL_CHARS at most (NFKC, case-folded): two parts of one work, not two works by one author (`How You Can
+    Receive God's Power — by Brian Williams`, `Talks by Brian Williams`)."""
+    a, b = (unicodedata.normalize("NFKC", t).casefold() for t in (title, other))
+    shared = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
+    return a != b and shared >= WORK_NAME_CHARS and max(len(a), len(b)) - shared <= PART_LABEL_CHARS
 
 
 def description(slug: str) -> str:

@@ -504,3 +504,51 @@ def test_a_title_ending_in_a_list_names_the_kind_by_its_last_part():
     author's scripts) was `fiction` by its `脚本`."""
     assert named_kind("斉藤俊雄・中学校演劇 脚本 上演校一覧") == ""
     assert named_kind("日記 一覧") == "" and named_kind("日記一覧") == "diary" and named_kind("リンク集") == "links"
+
+
+def test_a_name_glued_to_digits_names_no_kind_but_a_word_before_a_year_does():
+    """leftyuncle's `NEC Aterm WD701CV と BUFFALO …` is no `cv` (a profile); `diary2003` is a diary."""
+    assert named_kind("NEC Aterm WD701CV と BUFFALO WHR-G301N/N の接続") == ""
+    assert named_kind("diary2003") == "diary" and named_kind("My CV") == "profile"
+
+
+def test_the_title_a_page_is_shown_with_tells_its_kind_where_its_title_is_not_its_own():
+    """crest's `計算機利用の手引き` under the <title> `Nijo Lab's Computers`, nanatsumori's `Book review drama skill`
+    (its file's name) under `untitled`: the title shown names the kind; not a blog post's or a conference page's
+    topic (`Konnekt Live の威力`, `Travel Support`) under the <title> its section's pages share, which names them."""
+    from siterag.enrich.kinds import telling_title
+
+    assert telling_title("計算機利用の手引き", "Nijo Lab's Computers") == "計算機利用の手引き"
+    assert telling_title("Book review drama skill", "untitled") == "Book review drama skill"
+    assert telling_title("北海道", "自然紀行 九州 屋久島 夏") == "自然紀行 九州 屋久島 夏"  # names none: the <title>
+    assert telling_title("Konnekt Live の威力", "ブログ", shared=True, placed="diary") == "ブログ"
+    assert telling_title("Q言語仕様", "Q Language", shared=True, placed="") == "Q言語仕様"  # the section says none
+
+
+def test_a_works_appendix_and_footnotes_among_its_chapters_are_of_the_works_kind():
+    """brianwilliams' `Britain in Prophecy -- appendix 1` (a table) and `footnotes to Britain in Prophecy` (notes)
+    were `other` among the book's chapters; a list of the author's talks beside his books (`… by Brian Williams`)
+    is no part of them, nor is a form."""
+    from siterag.enrich.kinds import Structure, parts_of_work
+
+    titles = {f"books/bp/ch{n}.html": f"Britain in Prophecy -- chapter {n}" for n in range(1, 5)}
+    titles |= {"books/bp/chA1.html": "Britain in Prophecy -- appendix 1",
+               "books/bp/foots.html": "footnotes to Britain in Prophecy",
+               "books/bp/order.html": "Order Britain in Prophecy",
+               "books/_index.html": "Books by Brian Williams",
+               "books/rgp.html": "How You Can Receive God's Power — by Brian Williams",
+               "books/cause.html": "Causes and Consequences of Revival — by Brian Williams",
+               "books/printed.html": "Previously published work by Brian Williams",
+               "books/talks.html": "Talks by Brian Williams"}
+    kinds = {p: "essay" for p in titles} | dict.fromkeys(
+        ["books/bp/chA1.html", "books/bp/foots.html", "books/bp/order.html", "books/printed.html",
+         "books/talks.html"], "other")
+    shapes = {p: Structure(fields=2 if p.endswith("order.html") else 0) for p in titles}
+    assert parts_of_work(kinds, titles, shapes) == {"books/bp/chA1.html": "essay", "books/bp/foots.html": "essay"}
+
+
+def test_nothing_but_links_elsewhere_is_a_links_page_however_few():
+    """fontforge's `otherlinks.html`: two links to other software's sites, no word of its own, was `other`."""
+    assert page_kind("- [Gimp](http://www.gimp.org/) [Gimp ユーザグループ](http://gug.sunsite.dk/)") == "links"
+    assert page_kind("- [Gimp](http://www.gimp.org/)") != "links"  # one link: a way out
+    assert page_kind("- [戻る](index.html) [次へ](page2.html)") != "links"  # the site's own pages
