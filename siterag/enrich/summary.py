@@ -713,14 +713,21 @@ def date_range(first: str, last: str, ja: bool) -> str:
     return f"{en_part(a, False)} – {en_part(b, True)}"
 
 
+_BREAK_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
 def lines_summary(body: str, ja: bool | None = None) -> str:
     """The last resort for a page with no sentence, list or entries to summarise (a line under image buttons,
-    a single link): its own lines of text as they are, links and images reduced to their words, joined by ` / `
+    a single link): its own lines of text as they are, links and images reduced to their words (a table's row to
+    its cells' words), joined by ` / `
     up to SUMMARY_CHARS; a page of pictures alone says how many (`画像 3枚`, `3 images`: in the body's language,
     or Japanese when `ja`); else ''."""
     lines, images = [], 0
     for raw in without_pictures(body, repeated_pictures(body)).splitlines():
         images += len(MD_IMAGE_RE.findall(raw))
+        raw = _BREAK_RE.sub(" ", raw)  # a cell's line breaks
+        if raw.lstrip().startswith("|"):  # a table's row: its cells' words, not its pipes
+            raw = " ".join(cell for cell in (_plain_cell(c) for c in raw.strip().strip("|").split("|")) if cell)
         text = " ".join(_EMPHASIS_RE.sub("", summary_source(MD_IMAGE_RE.sub("", raw))).split()).strip(" #>-*|\\")
         letters = sum(map(str.isalpha, text))
         if letters >= 2 and letters * 2 >= len(text.replace(" ", "")) and text not in lines:  # no ―￣―＿ rules

@@ -442,14 +442,86 @@ def with_surname(term: str, text: str) -> str:
     return f"{term} {found.pop()}" if len(found) == 1 else term
 
 
+_NAME_PART_SPAN = 6  # characters read on either side of a Japanese name's part for the rest of the name
+_NAME_GAP_RE = re.compile(r"[ \u3000]?")  # a space the page may write between a surname and a given name
+_NAME_END_RE = re.compile(r"[\s()（）\[\]「」『』【】、，,・/／:：;；。.]")  # what follows a name written with a space
+
+
+@lru_cache(maxsize=65536)
+def _ja_name_part(term: str) -> str:
+    """'姓' or '名' where a Japanese term is one word Sudachi reads as a person's surname or given name (大場,
+    凉子), else ''."""
+    from siterag.enrich.keywords import _dictionary, _tokenizer
+
+    words = [m for m in _tokenizer()[1].tokenize(term) if m.surface().strip()]
+    if len(words) != 1 or not JA_RE.search(term):
+        return ""
+    pos = _dictionary().pos_of(words[0].part_of_speech_id())
+    return pos[3] if pos[2] == "人名" and pos[3] in ("姓", "名") else ""
+
+
+def _joined_name(term: str, part: str, before: str, after: str) -> str:
+    """The whole name a surname (`part` '姓') or given name ('名') is written in at one spot of a page, the text
+    `before` and `after` it there, as Sudachi reads the term with its neighbours: a given name after a surname
+    (大場|憲一, 遠野|みどり), a surname before a given name (岸|凉子), a space between them or none; '' where it
+    stands alone (a play's speaker label) or Sudachi reads it otherwise there."""
+    from siterag.enrich.keywords import _dictionary, _tokenizer
+
+    dictionary, tokenizer = _dictionary(), _tokenizer()[1]
+    want = ("人名", "名" if part == "姓" else "姓")
+    gap = _NAME_GAP_RE.match(after if part == "姓" else before[::-1]).group()
+    words = [m for m in tokenizer.tokenize(term + after if part == "姓" else before + term) if m.surface().strip()]
+    if part == "名":
+        words = words[::-1]
+    if len(words) < 2 or words[0].surface() != term or dictionary.pos_of(words[1].part_of_speech_id())[2:4] != want:
+        return ""
+    other = words[1].surface()
+    if any(dictionary.pos_of(m.part_of_speech_id())[2] in ("副詞可能", "数詞") for m in tokenizer.tokenize(other)):
+        return ""  # 夏美|一人: a count, not a name
+    rest = gap + other if part == "姓" else other + gap
+    if not (after.startswith(rest) if part == "姓" else before.endswith(rest)):
+        return ""  # (not across lines)
+    following = after[len(rest):] if part == "姓" else after
+    if gap and following[:1] and not _NAME_END_RE.match(following):
+        return ""  # `斉藤 みゆきさん！…`: a play's speaker, then whom the line is said to
+    return rest
+
+
+def with_ja_name(term: str, text: str) -> str:
+    """A Japanese surname or given name (Sudachi's 人名) as the page writes it whole, where it does: `大場` of a
+    play's cast list `大場憲一` (its speaker labels say `大場`), `凉子` of `岸凉子`: the most frequent spelling, none
+    where two whole names are as frequent (two people of one surname)."""
+    part = _ja_name_part(term)
+    if not part:
+        return term
+    found = []
+    for m in re.finditer(re.escape(term), text):
+        before, after = text[max(0, m.start() - _NAME_PART_SPAN):m.start()], text[m.end():m.end() + _NAME_PART_SPAN]
+        rest = _joined_name(term, part, before, after)
+        if rest:
+            found.append(term + rest if part == "姓" else rest + term)
+    # a name written with a space is one where its other part is never said without it (not `夏樹 雪子。`: 夏樹,
+    # a play's speaker, says 雪子's name)
+    found = [f for f in found if f.isalnum() or text.count(f.replace(term, "", 1).strip(" \u3000")) == text.count(f)]
+    if not found:
+        return term
+    ranked = sorted(set(found), key=lambda f: (-found.count(f), f))
+    if len(ranked) > 1 and found.count(ranked[0]) == found.count(ranked[1]):
+        return term
+    return ranked[0]
+
+
 def whole_name(term: str, text: str) -> str:
     """A name cut short as the page writes it whole: with its initials (with_initials), its first name
-    (with_first_name), its surname (with_surname) or its given name (with_given_name)."""
+    (with_first_name), its surname (with_surname), its given name (with_given_name), or a Japanese name's other
+    part (with_ja_name)."""
     whole = with_initials(term, text)
     if whole == term:
         whole = with_first_name(term, text)
     if whole == term:
         whole = with_surname(term, text)
+    if whole == term:
+        whole = with_ja_name(term, text)
     return with_given_name(whole, text)
 
 

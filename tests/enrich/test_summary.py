@@ -533,3 +533,14 @@ def test_a_definition_list_is_summed_up_by_its_terms():
     prose = f"# 用語\n\n{'長い説明の段落です。' * 3}\n\n{paragraphs}\n\n" + "".join(
         f"**{c}**\n: 説明。\n" for c in commands[:4])
     assert composed_summary(prose, "用語") == ""
+
+
+def test_a_pages_lines_as_its_summary_give_a_tables_cells_words_not_its_pipes_and_breaks():
+    """Read blind (seed 1261): crest's workshop page was summed up as `会合名： | 科学技術振興機構<br>「…」<br>…`."""
+    from siterag.enrich.summary import lines_summary
+
+    body = ("第２回 ワークショップ\n\n"
+            "| 会合名： | 科学技術振興機構<br>「デジタルシティ」<br>第２回 ワークショップ |\n|---|---|\n")
+    out = lines_summary(body, True)
+    assert out == "第２回 ワークショップ / 会合名： 科学技術振興機構 「デジタルシティ」 第２回 ワークショップ"
+    assert "|" not in out and "<br>" not in out

@@ -655,3 +655,21 @@ def test_a_figures_number_is_no_part_of_its_tag():
     assert pick_tags([("Fig. 4 FreeWalk", 1.0)], "Fig. 4 FreeWalk screen. FreeWalk is a system.") == ["FreeWalk"]
     assert pick_tags([("表計算ソフトExcel", 1.0)], "表計算ソフトExcelの使い方。表計算ソフトExcelで集計する。") == [
         "表計算ソフトExcel"]  # (表 begins a word here: no table's number)
+
+
+def test_a_japanese_surname_or_given_name_is_tagged_as_the_page_writes_the_whole_name():
+    """Read blind (seed 1261): a play's speaker labels (`大場`, `凉子`) became tags, fragments of the cast list's
+    `大場憲一`, `岸凉子`. Not a speaker's line said to someone (`夏樹 雪子。`), a count (`夏美一人`), two people of
+    one surname as often, nor a name never written whole."""
+    from siterag.enrich.tagclass import whole_name, with_ja_name
+
+    play = ("登場人物\n大場憲一（現代）\n岸凉子\n\n"
+            "大場 （後ろ向きで）もういいかい。\n凉子 オーケー。\n大場 まあだだよ。\n")
+    assert with_ja_name("大場", play) == "大場憲一" and with_ja_name("凉子", play) == "岸凉子"
+    assert whole_name("大場", play) == "大場憲一"
+    assert with_ja_name("遠野", "遠野みどり\n\n遠野 あっ。") == "遠野みどり"  # (みどり alone is a word: green)
+    assert with_ja_name("恵美子", "投稿者 ： 服部 恵美子\n本文") == "服部 恵美子"
+    assert with_ja_name("雪子", "雪子\n夏樹\n\n夏樹 雪子。この絵見てみろ。\n夏樹 わがままいうなよ。") == "雪子"
+    assert with_ja_name("夏美", "来年は夏美一人だもんね。夏美 うん。") == "夏美"
+    assert with_ja_name("田中", "田中博と田中智子") == "田中"
+    assert with_ja_name("雪子", "雪子 私達に命を与えて。") == "雪子"
