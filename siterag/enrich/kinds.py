@@ -221,6 +221,7 @@ class Structure:
     blurbed: int = 0  # lines of links to the site's pages that a paragraph about them follows
     dated: bool = False  # the page has a date of its own (its entries', its file name's, a written line's)
     posts: int = 0  # headers of messages by two or more writers (board_posts)
+    targets: int = 0  # the pages (a place on a page aside) and sites its link lines lead to
 
 
 def program(html: str) -> tuple[int, int, int, int]:
@@ -245,6 +246,7 @@ def structure(body: str, html: str = "", dated: bool = False) -> Structure:
     recordings = sum(bool(_MEDIA_FILE_RE.search(re.split(r"[?#]", href, maxsplit=1)[0]))
                      for href in _ANY_TARGET_RE.findall(body))
     listed: set[str] = set()
+    targets: set[str] = set()  # where the link lines lead
     blurbed = 0  # links to a page of the site with a paragraph about it on the next line
     linked = False
     for line in lines:
@@ -273,6 +275,7 @@ def structure(body: str, html: str = "", dated: bool = False) -> Structure:
                     continue
         links = _MD_LINK_RE.findall(line)
         if links and len(_MD_LINK_RE.sub("", line).strip(" -–—|:;・,、/()[]（）")) < 20:  # each link counts
+            targets.update(href.split("#", 1)[0] for _, href in links)
             off_site = sum(bool(_EXTERNAL_RE.match(href)) for _, href in links)
             external += off_site
             internal += len(links) - off_site
@@ -293,7 +296,7 @@ def structure(body: str, html: str = "", dated: bool = False) -> Structure:
     return Structure(len(lines), entries, internal, external, images, items, rows, headings, chars, verse, prose,
                      len(UI_WORDS_RE.findall(text)), len(text), len(PRICE_RE.findall(text)),
                      len(OFFER_RE.findall(text)), *_with_recordings(program(html), recordings), code, toc, blurbed,
-                     dated, board_posts(lines))
+                     dated, board_posts(lines), len(targets))
 
 
 POSTS = 3  # message headers on a page of posts: a board's thread, letters and their replies
@@ -382,7 +385,8 @@ def structural_kind(st: Structure) -> str:
     if st.images >= PHOTO_STORY and st.images <= 2 * st.prose <= 2 * CAPTION_PARAGRAPHS * st.images \
             and st.text_chars < PHOTO_STORY_CHARS * st.images and not manual_like(st):
         return "photos"  # pictures each told by a paragraph of its own under it: a captioned series, a photo story
-    if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked:
+    if linked >= 4 and (linked * 2 >= n or st.text_chars < 15 * linked) and st.text_chars < 60 * linked \
+            and not text_under_links(st):
         return "index" if st.internal >= st.external else "links"  # (captions on lines of their own count as text)
     if st.external >= 2 and not st.internal and not st.text_chars and not st.images and not st.rows:
         return "links"  # nothing but links elsewhere, however few: a page of links (a manual's `other software`)
@@ -484,7 +488,19 @@ def decide(st: Structure, title: str = "", section: str = "", prose: str = "", f
 def annotated_links(st: Structure) -> bool:
     """A list of ANNOTATED_LINKS or more links, each with under ANNOTATED_CHARS of text about it (no entries)."""
     linked = st.internal + st.external
-    return linked >= ANNOTATED_LINKS and st.text_chars < ANNOTATED_CHARS * linked and not st.entries
+    return linked >= ANNOTATED_LINKS and st.text_chars < ANNOTATED_CHARS * linked and not st.entries \
+        and not text_under_links(st)
+
+
+LINKS_PER_TARGET = 3  # links, on average, into each page a page's link lines lead to: places on a few pages
+
+
+def text_under_links(st: Structure) -> bool:
+    """A page of LONG_TEXT or more whose link lines lead into a few pages, LINKS_PER_TARGET or more links into each:
+    a reference's text under its list of links to places on one other page (FontForge's scripting manual, 273
+    procedures each a link into the alphabetical list), no index however many its links (a list of 21 sites,
+    each told by a paragraph, is links)."""
+    return st.text_chars >= LONG_TEXT and st.internal + st.external >= LINKS_PER_TARGET * max(st.targets, 1)
 
 
 def guessed(kind: str, st: Structure, title: str = "", section: str = "") -> bool:

@@ -552,3 +552,17 @@ def test_nothing_but_links_elsewhere_is_a_links_page_however_few():
     assert page_kind("- [Gimp](http://www.gimp.org/) [Gimp ユーザグループ](http://gug.sunsite.dk/)") == "links"
     assert page_kind("- [Gimp](http://www.gimp.org/)") != "links"  # one link: a way out
     assert page_kind("- [戻る](index.html) [次へ](page2.html)") != "links"  # the site's own pages
+
+
+def test_a_references_text_under_its_list_of_links_into_one_other_page_is_no_index():
+    """Read blind (seed 1261): FontForge's scripting manual (15,000 characters of text) was `index` for its list
+    of 273 procedures, each a link into the alphabetical list on one other page; a contents page stays `index`."""
+    procedures = "".join(f"- [Proc{n}(arg)](scripting-alpha.html#Proc{n})\n" for n in range(40))
+    line = "foreach 文は、選択したグリフ群に含まれる各グリフに対して 1 回ずつ実行されます。"
+    text = "\n\n".join(line for _ in range(40))
+    assert page_kind(f"# スクリプト\n\n{procedures}\n{text}") != "index"
+    contents = "".join(f"- [第{n}章](chapter{n}.html)\n" for n in range(40))
+    assert page_kind(f"# 目次\n\n{contents}") == "index"
+    assert page_kind(f"# 目次\n\n{contents}\n{text[:900]}") == "index"  # a contents page with an introduction
+    sites = "".join(f"[ピアノのブログ{n}](http://piano{n}.example.jp/)  \n{line}\n{line}\n\n" for n in range(20))
+    assert page_kind(f"# リンク\n\n{sites}") == "links"  # 20 sites, each told by a paragraph
