@@ -569,7 +569,14 @@ def _quoted(items: list[str], ja: bool) -> str:
 
 
 def _clip(text: str, chars: int = ITEM_CHARS) -> str:
-    return text if len(text) <= chars else text[:chars - 1].rstrip() + "…"
+    """`text` cut to `chars` with `…`; between words where the cut would fall inside a Latin word (`150mm heig…`
+    -> `150mm…`), when that keeps half of it."""
+    if len(text) <= chars:
+        return text
+    cut = text[:chars - 1]
+    if text[chars - 2:chars].isascii() and text[chars - 2:chars].isalnum() and (space := cut.rfind(" ")) * 2 >= chars:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–—") + "…"
 
 
 def _structure(body: str) -> dict:

@@ -431,7 +431,7 @@ def test_a_sheet_of_fields_is_summed_up_by_its_fields_and_values():
              "Description\n\nDimensions\n\n700mm diameter x 150mm height.\n\nWeight\n\n98kg.\n\nWeapon\n\n"
              "35kg outer spinning steel rim.\n\nSpeed\n\nAbout 20 mph.\n")
     assert composed_summary(specs, "Specifications") == \
-        "Specifications: Dimensions: 700mm diameter x 150mm heig… / Weight: 98kg. / Weapon: 35kg outer spinning " \
+        "Specifications: Dimensions: 700mm diameter x 150mm… / Weight: 98kg. / Weapon: 35kg outer spinning " \
         "steel rim. / Speed: About 20 mph."
     essay = "\n\n".join(f"◆{h}\n\n" + "二項対立を表面化させた演劇からの脱却を試みた。" * 5
                         for h in ("構成", "表現", "主題", "演出"))  # subheads over paragraphs: prose
@@ -544,3 +544,14 @@ def test_a_pages_lines_as_its_summary_give_a_tables_cells_words_not_its_pipes_an
     out = lines_summary(body, True)
     assert out == "第２回 ワークショップ / 会合名： 科学技術振興機構 「デジタルシティ」 第２回 ワークショップ"
     assert "|" not in out and "<br>" not in out
+
+
+def test_a_composed_summarys_item_is_cut_between_words_not_inside_one():
+    """Read blind (seed 1264): gyrobot's specifications were summed up as `From the word Gyrate wh…`, `150mm heig…`."""
+    from siterag.enrich.summary import _clip
+
+    assert _clip("Name: Gyrobot - From the word Gyrate which means to spin") == "Name: Gyrobot - From the word Gyrate…"
+    assert _clip("Dimensions: 700mm diameter x 150mm height") == "Dimensions: 700mm diameter x 150mm…"
+    ja = "京都デジタルシティの研究プロジェクトについての長い説明文がここに入ります"
+    assert _clip(ja, 20) == "京都デジタルシティの研究プロジェクトに…"
+    assert _clip("Supercalifragilisticexpialidocious-and-more", 20) == "Supercalifragilisti…"  # one long word: cut
