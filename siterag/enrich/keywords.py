@@ -601,7 +601,7 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
         score = (1 + math.log(tf)) * math.log(1 + docs / n) ** 0.5 * place * general_weight(terms.surface[key])
         by_key[key] = score  # a weak term still scores the whole name it is part of
         if not weak_term(terms.surface[key], tf, in_subject(terms.surface[key], subject), page_chars,
-                         built_on.get(key, 0)):
+                         built_on.get(key, 0), key in folded_title):
             scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():
         key = term_key(name)
@@ -614,13 +614,23 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
 
 
 def _built_on(keys: Counter[str]) -> Counter[str]:
-    """For each Japanese term of a page, how many of its other terms hold it (スキー: スキー場, スキー教室)."""
+    """For each Japanese term of a page, how many of its other terms are built on it: leading them (スキー:
+    スキー場, スキー教室), or after a name (トリカブト: ハコネトリカブト, エゾトリカブト; 湿原: 釧路湿原 — the named
+    kinds of a thing); not after a common word (分布 of 指数分布, 記号分布; 記述 of シナリオ記述: a field's
+    compounds)."""
     out: Counter[str] = Counter()
     for key in keys:
         if JA_RE.search(key):
             out.update({key[i:j] for i in range(len(key)) for j in range(i + 1, len(key) + 1)
-                        if (i, j) != (0, len(key)) and key[i:j] in keys})
+                        if (i, j) != (0, len(key)) and key[i:j] in keys and (i == 0 or _named(key[:i]))})
     return out
+
+
+def _named(text: str) -> bool:
+    """Whether a Japanese text holds a name: a proper noun or a word the dictionary lacks (Sudachi, mode C)."""
+    from siterag.enrich.tagclass import _mode_c
+
+    return any(proper or oov for _, proper, oov in _mode_c(text))
 
 
 def _tag_key(text: str) -> str:

@@ -109,7 +109,7 @@ _UI_PARTS = frozenset("画面 ウィンドウ ウインドウ メニュー ボ�
 # Nouns that follow what they measure or bound (1時間程度, 5人以上, 3日頃): a term starting with one was glued on
 # across a phrase boundary (どの程度効果がある -> 程度効果), the thing it bounds left behind.
 _FOLLOWING_NOUNS = frozenset("程度 以上 以下 以外 未満 以内 以降 以来 次第 等 頃 位 くらい ぐらい 毎 同士 前後 辺り"
-                             " 付近 限り 通り 同様 直前 直後".split())
+                             " 付近 方面 限り 通り 同様 直前 直後".split())
 # 中 after a span of time is a state too (無料期間中, 営業時間中)
 _SPANS = ("期間", "時間", "休暇", "会期")
 
@@ -166,11 +166,13 @@ def in_subject(term: str, subject: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", subject) is not None
 
 
-def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_on: int = 0) -> str:
+def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_on: int = 0,
+              in_title: bool = False) -> str:
     """Why `term` (said `tf` times on the page) is no sure tag, or '' when it is one. `in_subject`: the term is in
-    the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times).
-    `page_chars`: the length of the page's body (passing). `built_on`: how many of the page's other terms are
-    compounds made on it (スキー of スキー場, スキー教室)."""
+    the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times; a common
+    one too in a heading, not the title). `page_chars`: the length of the page's body (passing). `built_on`: how
+    many of the page's other terms are compounds made on it (スキー of スキー場, スキー教室). `in_title`: in the
+    page's own title (a work's name there: `青空`)."""
     if _SENTENCE_PUNCT_RE.search(term.rstrip(".")):
         return "sentence"
     words = term.split()
@@ -189,12 +191,12 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
     if typo(term):
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if JA_RE.search(term):
-        return _weak_japanese(term, tf, in_subject, built_on)
+        return _weak_japanese(term, tf, in_subject, built_on, in_title)
     if any(_IDENTIFIER_RE.search(w) for w in words):
         return "identifier"
     if len(words) > 1:
         return _weak_english_phrase(words, tf, in_subject)
-    return _weak_english_word(term, tf, in_subject)
+    return _weak_english_word(term, tf, in_subject, in_title)
 
 
 _CASE_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -589,7 +591,7 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
 
-def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0) -> str:
+def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0, in_title: bool = False) -> str:
     if _ja_verb(term):
         return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
     if _QUESTION_COUNT_RE.search(term):
@@ -604,9 +606,10 @@ def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0) -> s
         return ""  # a name: a proper noun, katakana words joined by ・
     if len(parts) == 1 and general_zipf(term) >= VERY_COMMON_ZIPF:
         return "common word"  # 開発, 情報, 写真: any page's word, even in its title
-    if in_subject:  # a common word of the title said nowhere else (セッティング) is no more the subject than 方法
-        single = len(parts) == 1
-        return "common word" if single and ((tf < SUBJECT_TF and general_zipf(term) >= EN_COMMON_ZIPF)
+    if in_subject:  # a common word of the title said nowhere else (セッティング) is no more the subject than 方法,
+        single = len(parts) == 1  # nor one of a heading said once or twice (分布, 演習: a part's word)
+        common = EN_COMMON_ZIPF if in_title else COMMON_PART_ZIPF
+        return "common word" if single and ((tf < SUBJECT_TF and general_zipf(term) >= common)
                                             or (tf < 2 and general_zipf(term) >= RARE_ZIPF)) else ""
     if _KATAKANA_RE.match(fold(term)) and (len(fold(term)) <= 2 or fold(term)[0] in _NO_WORD_START) \
             and tf < DOMINANT_TF:
@@ -614,7 +617,8 @@ def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0) -> s
     if len(parts) == 1:  # a word of the language, however rare, is a field's word (レジストリ, プロパティ, 戻り値)
         if unknown_word(term):
             return ""  # a word the dictionary lacks: a name, a species, a brand
-        subject = built_on >= 2 and tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF
+        subject = built_on >= 2 and tf >= SUBJECT_TF and general_zipf(term) < EN_COMMON_ZIPF \
+            and term not in _FOLLOWING_NOUNS  # (方面 of 京都駅方面, 四条河原町方面: which way, to anywhere)
         return "" if subject else "common word"  # unless the page keeps building on it: スキー, スキー場, スキー教室
     zipfs = [general_zipf(p) for p, _ in parts]
     if (len(parts) == 2 and tf < COMPOUND_TF + (min(zipfs) >= EN_COMMON_ZIPF) and min(zipfs) >= COMMON_PART_ZIPF
@@ -623,7 +627,7 @@ def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0) -> s
     return ""
 
 
-def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
+def _weak_english_word(term: str, tf: int, in_subject: bool, in_title: bool = False) -> str:
     if _POSSESSIVE_RE.search(term):
         return "possessive"  # `Husband’s`: the first half of a phrase, in a heading or not
     zipf = general_zipf(term)
@@ -632,7 +636,8 @@ def _weak_english_word(term: str, tf: int, in_subject: bool) -> str:
     if in_subject:
         if term == term.lower() and tf < 2:
             return "lowercase word"  # `manipulate` of the title, not said again
-        return "common word" if tf < SUBJECT_TF and zipf >= EN_COMMON_ZIPF else ""
+        common = COMMON_PART_ZIPF if term == term.lower() and not in_title else EN_COMMON_ZIPF  # (an entry's
+        return "common word" if tf < SUBJECT_TF and zipf >= common else ""  # `spider`, `penny`; names stay)
     if _DOMAIN_RE.match(term):
         return ""  # a domain name: ezweb.ne.jp
     if term == term.lower():

@@ -72,7 +72,8 @@ def test_english_names_are_tags(term):
 
 
 def test_a_lowercase_word_of_the_title_stays_and_a_very_common_one_still_needs_saying():
-    assert not weak_term("prophecy", 2, in_subject("prophecy", "britain in prophecy"))
+    assert not weak_term("prophecy", 2, in_subject("prophecy", "britain in prophecy"), in_title=True)
+    assert weak_term("prophecy", 2, in_subject("prophecy", "## the prophecy of hosea"))  # a heading's, said twice
     assert weak_term("project", 1, in_subject("project", "photo of this project"))
     assert not in_subject("str", "structure of a font")  # whole words only
 
@@ -673,3 +674,26 @@ def test_a_japanese_surname_or_given_name_is_tagged_as_the_page_writes_the_whole
     assert with_ja_name("夏美", "来年は夏美一人だもんね。夏美 うん。") == "夏美"
     assert with_ja_name("田中", "田中博と田中智子") == "田中"
     assert with_ja_name("雪子", "雪子 私達に命を与えて。") == "雪子"
+
+
+def test_a_common_word_is_the_subject_only_where_the_page_builds_on_it_or_names_its_kinds():
+    """Read blind (seeds 1261, 1264): 方面 of `京都駅方面, 四条河原町方面` (which way the buses go), 分布 of
+    `指数分布, 記号分布` (a field's compounds) and 記述 were tags as words the page `keeps building on`; スキー of
+    `スキー場, スキー教室` and 湿原 of `釧路湿原, 霧多布湿原` (named kinds of it) are the subject still."""
+    from collections import Counter
+
+    from siterag.enrich.keywords import _built_on
+
+    built = _built_on(Counter(["スキー", "スキー場", "スキー教室", "湿原", "釧路湿原", "霧多布湿原", "分布", "指数分布",
+                               "記号分布", "方面", "京都駅方面", "四条河原町方面"]))
+    assert built["スキー"] == 2 and built["湿原"] == 2 and built["分布"] == 0
+    assert weak_term("スキー", 5, False, built_on=2) == ""
+    assert weak_term("方面", 8, False, built_on=2) == "common word"  # (a noun that follows where it bounds)
+
+
+def test_a_common_lowercase_word_of_one_entrys_heading_said_twice_is_no_subject():
+    """brianwilliams' 1984: `spider`, in one day's heading and said twice, was a tag of the year's page; the
+    page's own title still makes its words the subject, and names stay."""
+    assert weak_term("spider", 2, True) == "common word"
+    assert weak_term("spider", 2, True, in_title=True) == ""
+    assert weak_term("Redex", 2, True) == ""
