@@ -630,10 +630,11 @@ class _TitleContext:
     vocabulary: Counter[str]  # the words of the site's <title>s
 
 
-def _retitle(doc: _Doc, page_title: str, body: str, ctx: _TitleContext) -> str:
-    """The title a page is shown with instead of its <title> (`page_title`), or '' to keep it: its own heading
+def _retitle(doc: _Doc, body: str, ctx: _TitleContext) -> str:
+    """The title a page is shown with instead of its <title> (`doc.page_title`), or '' to keep it: its own heading
     where the <title> is shared or copied (metadata.own_title), the <title> without the site's banner, what the
     site's links call it, or its file's name where the <title> is the site's name, a template's or none."""
+    page_title = doc.page_title
     title = own_title(page_title, body, ctx.shared_titles, ctx.shared_lines, doc.path, ctx.copied_titles)
     if not title and (plain := ctx.unbannered.get(page_title, page_title)) != page_title:
         title = plain
@@ -710,7 +711,8 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
     LLM-written documents and every other document keep their fields. Returns counts and seconds.
 
     The per-page part (PageFacts) is read from FACTS_FILE when the extract tasks stored it (store_page_facts),
-    else computed here; bodies are read one at a time (again when a document is rewritten), never all held."""
+    else computed here; bodies are read one at a time (again for the titles of the documents to enrich, which
+    their kinds read, and when a document is rewritten), never all held."""
     started = time.perf_counter()
     code = _facts_key()
     # A document whose machine fields an older siterag chose (another enrich_key) is done again, once.
@@ -741,7 +743,7 @@ def enrich_site(layout: SiteLayout, site: SiteConfig, touched: set[str], embedde
                             label_spread, vocabulary)
     retitled = {d.rel: title for d in targets if (parsed := read_doc(layout.corpus / d.rel))
                 and parsed[0].get("metadata_by") != "llm"
-                and (title := _retitle(d, _page_title(parsed[0]), parsed[1], context))}
+                and (title := _retitle(d, parsed[1], context))}
     kind_titles = own_titles({d.path: telling_title(retitled.get(d.rel, d.shown), without_banner(d.page_title, *banner),
                                                     d.title in shared_titles and d.page_title != UNTITLED,
                                                     place_kind(sections[d.path], d.path)) for d in docs}, sections)

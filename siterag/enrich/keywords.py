@@ -22,6 +22,7 @@ from siterag.enrich.tagclass import (
     MAX_CONFIDENT,
     NOTE_WORDS,
     RELATIVE_SCORE,
+    _mode_c,
     fold,
     fragment,
     in_subject,
@@ -628,8 +629,6 @@ def _built_on(keys: Counter[str]) -> Counter[str]:
 
 def _named(text: str) -> bool:
     """Whether a Japanese text holds a name: a proper noun or a word the dictionary lacks (Sudachi, mode C)."""
-    from siterag.enrich.tagclass import _mode_c
-
     return any(proper or oov for _, proper, oov in _mode_c(text))
 
 
