@@ -983,15 +983,29 @@ def labelled_date(line: str, order: str | None = None) -> tuple[str, bool] | Non
         found = parse_date_line(text[label.end():], order)
         if found and found.date:
             return found.date, bool(label.group("update"))
-        month = _MONTH_YEAR_RE.match(text[label.end():]) if label.group("update") else None
-        if month and (when := _iso(int(month["year"]), _MONTHS[month["mon"].casefold()])):
-            return when, True  # `Last updated: March 2007`: the month the page was updated
+        if label.group("update") and (month := _year_month(text[label.end():])):
+            return month[0], True  # `Last updated: March 2007`, `最終更新 2003年9月`: the month it was updated
     for start in _SUFFIX_START_RE.finditer(text):  # the label after the date: `2003.5.1 更新`, `…19:42現在`
         found = parse_date_line(text[start.start():], order)
-        after = _SUFFIX_LABEL_RE.match(found.rest) if found and found.date else None
-        if after and not _inside_sentence(text[:start.start()], found.rest[after.end():]):
-            return found.date, bool(after.group("update"))
+        when, rest = (found.date, found.rest) if found and found.date else \
+            _year_month(text[start.start():]) or (None, "")  # `2003年9月現在`: the month the list was true
+        after = _SUFFIX_LABEL_RE.match(rest) if when else None
+        if after and not _inside_sentence(text[:start.start()], rest[after.end():]):
+            return when, bool(after.group("update"))
     return None
+
+
+_JA_YEAR_MONTH_RE = re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d)")
+
+
+def _year_month(text: str) -> tuple[str, str] | None:
+    """('YYYY-MM', the text after it) of a month and year that `text` opens with (`March 2007`, `2003年9月`)."""
+    found = _MONTH_YEAR_RE.match(text)
+    month = _MONTHS[found["mon"].casefold()] if found else None
+    if not found and (found := _JA_YEAR_MONTH_RE.match(text)):
+        month = int(found["m"])
+    when = _iso(int(found["year"]), month) if found and month else None
+    return (when, text[found.end():]) if when else None
 
 
 STAMP_EDGE_CHARS = 20  # a stamp has at most this much text on one side of it in its line
@@ -1006,7 +1020,7 @@ def _inside_sentence(before: str, after: str) -> bool:
 
 # A date followed by what it stamps: an update (`2003.5.1 更新`, `(2004/3/1 up)`), the writing (`2003年5月1日 記`,
 # `作成`), the writer's "now" (`2013年8月18日 19:42現在`).
-_SUFFIX_START_RE = re.compile(r"(?:^|(?<=[\s(（\[【]))(?=\d|[平令昭])")
+_SUFFIX_START_RE = re.compile(r"(?:^|(?<=[\s(（\[【*_]))(?=\d|[平令昭])")  # (in bold: `**2003年9月現在**`)
 _SUFFIX_LABEL_RE = re.compile(r"^\s*(?:\d{1,2}\s*[:：時]\s*\d{1,2}分?\s*)?"
                               r"(?:(?P<update>更新|改訂|改定|修正|up(?:dated?)?)|"
                               r"作成|執筆|記(?![^\s)）\]】、。,])|現在|written)(?![A-Za-z])", re.IGNORECASE)

@@ -686,6 +686,8 @@ def _plain_cell(cell: str) -> str:
 
 COMPOSE_ITEMS = 4  # a list, table or link list of at least this many entries makes a composed summary
 VERSE_LINES = 8  # short lines without a stop, at least this many and most of the text: verse, lyrics, a roster
+STANZA_LINES = 1.5  # verse runs its lines together: fewer than this many per stanza (a blank line between most
+# lines) is a list of separate items, not verse
 PHOTOS = 4  # at least this many pictures, with fewer lines of text than pictures: a photo page
 _EN_MONTH_ABBR = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
@@ -875,7 +877,8 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
         return f"{label}{word} {st['images']}枚{shown}" if ja else f"{label}{st['images']} pictures{shown}."
     if len(short) >= VERSE_LINES and len(short) * 3 >= st["text"] * 2 \
             and (not lead or any(squeezed(lead) in squeezed(x) for x in short)):  # no lead of a paragraph's
-        if not _verse(short):  # names, titles, labels: a roster, a menu, a setlist
+        if not _verse(short) or st["stanzas"] * STANZA_LINES > len(short):  # names, titles, labels: a roster, a menu,
+            # a setlist; or lines each set apart (a programme's sessions, a specification's requirements)
             return f"{label}{len(short)}行の一覧: {_quoted(short, ja)}" if ja else \
                 f"{label}list of {len(short)} lines: {_quoted(short, ja)}."
         stanzas = st["stanzas"]

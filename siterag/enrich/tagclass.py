@@ -715,6 +715,8 @@ def fragment(term: str, text: str) -> bool:
     """Whether on this page `term` is always part of the same longer sequence: the same letter, kanji or katakana
     right before (or after) every occurrence (南浜 of 南浜田, 湖畔 of 湖畔の宿 twice), the same capitalised word
     before or after (Tribes of Ten Tribes, Mary’s Church of St. Mary’s Church)."""
+    if JA_RE.search(term):  # a katakana word wrapped inside a table's cell (`パスワー<br>ド`) is one word
+        text = _WRAPPED_KATAKANA_RE.sub("", text)
     spots = [m.span() for m in re.finditer(re.escape(term), text)]
     if not spots:
         return False
@@ -723,6 +725,7 @@ def fragment(term: str, text: str) -> bool:
     return _shouted_fragment(term, text, spots) or _titled_fragment(term, text, spots) or _en_fragment(text, spots)
 
 
+_WRAPPED_KATAKANA_RE = re.compile(r"(?<=[ァ-ヺー])<br\s*/?>(?=[ァ-ヺー])", re.IGNORECASE)
 _EMPHASIS_SPAN_RE = re.compile(r"(?<![*\w])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![*\w])|"
                                r"(?<![_\w])_(?!\s)([^_\n]+?)(?<!\s)_(?![_\w])")  # *a title*, _a title_
 

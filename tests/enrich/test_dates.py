@@ -790,6 +790,11 @@ def test_a_date_under_a_label_for_something_else_does_not_date_the_page():
      "(2003年10月20日現在) すでに解決済みであると信じています。古い版をお使いの方はアップグレードを", None),
     ("この情報は 2013年8月18日 19:42現在のものです。", ("2013-08-18", False)),
     ("Windows 2000 で起きる問題について私が聞いたことのまとめ（2003年10月20日現在）", ("2003-10-20", False)),
+    # a list true as of a month (read blind, seed 1266: a publications list `2003年9月現在`), an update's month
+    ("**2003年9月現在**", ("2003-09", False)),
+    ("最終更新 2003年9月", ("2003-09", True)),
+    ("2003年9月 発売", None),
+    ("2003年9月12日現在", ("2003-09-12", False)),
 ])
 def test_a_stamp_label_after_the_date(line, expected):
     """Issue 24 item 5: the writing / update label after its date (`2003.5.1 更新`, `… 記`, `…現在`), at the

@@ -133,6 +133,18 @@ def test_a_roster_of_short_lines_is_a_list_not_verse():
     assert len(composed_summary(names, "長い題名" * 60)) <= SUMMARY_CHARS  # never past the summary's length
 
 
+def test_phrases_each_set_apart_by_blank_lines_are_a_list_not_verse():
+    """Read blind (seed 1267): a symposium's programme was `verse or lyrics, 17 lines in 14 stanzas`."""
+    sessions = ["Opening of the day", "Digital City Experiments", "The Challenge of Yamada-mura", "Key Note Speech",
+                "Digital City Movements", "Digital City Technologies", "Demonstrations and Posters",
+                "Closing of the day"]
+    program = "\n\n".join(sessions)
+    summary = composed_summary(program, "Symposium")
+    assert summary.startswith("Symposium: list of 8 lines: Opening of the day"), summary
+    verse = "\n".join(sessions[:4]) + "\n\n" + "\n".join(sessions[4:])  # the same lines run into two stanzas
+    assert composed_summary(verse, "Symposium").startswith("Symposium: verse or lyrics, 8 lines in 2 stanzas")
+
+
 def test_a_real_build_diary_is_composed_from_its_entries():
     """gyrobot's build diary (../shared): its dated entries, as the site flow extracts and marks them."""
     site = SHARED_SITES / "gyrobot"

@@ -379,6 +379,14 @@ def test_a_word_wrapped_by_a_space_before_a_small_kana_is_a_fragment():
     assert not fragment("ニュース", "ニュースを読む")
 
 
+def test_a_katakana_word_wrapped_inside_a_table_cell_is_one_word():
+    """Read blind (seed 1267): `パスワー` of a cell's `入力したパスワー<br>ドがSMSで送られて`."""
+    text = "パスワードを変更します。\n| 12.入力したパスワー<br>ドがSMSで送られてきます |\nパスワードは忘れずに。"
+    assert fragment("パスワー", text)
+    assert not fragment("パスワード", text)
+    assert not fragment("ギター", "| ギター<br>ベース |\nギターを弾く。ギターが好き。")
+
+
 def test_archaic_pronouns_break_english_phrases():
     from siterag.enrich.keywords import english_terms
 
