@@ -81,7 +81,7 @@ from siterag.enrich.summary import (  # the summary's functions; some only re-ex
     summary_source,
 )
 from siterag.enrich.tagclass import fold, whole_name
-from siterag.enrich.tagterms import JA_RE, general_zipf, name_like, quoted_names
+from siterag.enrich.tagterms import JA_RE, general_zipf, name_like, quoted_in_title, quoted_names
 from siterag.extract.blocks import normalise
 from siterag.layout import SiteLayout, is_temp_file, safe_path
 
@@ -275,15 +275,16 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
         if name not in found and parts and all(p in facts.terms.counts for p in parts) and name in own_text:
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
-    scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text,
-                                                     len(body))
-              if not own_name(t, site_own) and not stats.a_word(t)]
-    title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
-    subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
     # a work's page (a play, a poem): its title is the work's name, and a tag inside it is a piece of that name
     # (星空 of 降るような星空, 銀河鉄道 of 「銀河鉄道の夜」を演じている…)
     works = work_names(title) if (place or {}).get("kind") in WORK_KINDS else []
-    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text, wholes=works)
+    scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text,
+                                                     len(body), works)
+              if not own_name(t, site_own) and not stats.a_word(t)]
+    title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
+    subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
+    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text,
+                     wholes=[*works, *quoted_in_title(title)])  # (星空 of 「降るような星空」中学生のための脚本 感想)
     tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
     licence_page = bool(_LICENCE_RE.search(title) or _LEGAL_SENTENCE_RE.search(title))

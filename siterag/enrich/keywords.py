@@ -15,6 +15,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -26,11 +27,12 @@ from siterag.enrich.tagclass import (
     fold,
     fragment,
     in_subject,
+    title_listed,
     weak_in_text,
     weak_name,
     weak_term,
 )
-from siterag.enrich.tagterms import JA_RE, general_weight, generic_term
+from siterag.enrich.tagterms import JA_RE, general_weight, generic_term, quoted_in_title
 
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
@@ -575,7 +577,7 @@ def name_parts(name: str) -> list[str]:
 
 def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
                 names: dict[str, list[str]] | None = None, subject: str = "",
-                page_chars: int = 0) -> list[tuple[str, float]]:
+                page_chars: int = 0, works: Iterable[str] = ()) -> list[tuple[str, float]]:
     """(spelling, score) of a page's terms, best first: (1 + ln tf) · √ln(1 + N/df), ×1.5 when the term is in the
     title. The square root of the inverse document frequency keeps what a month of diary entries keeps coming back
     to (a football club named on a third of the site's pages) within reach of a street said three times on this page
@@ -586,8 +588,11 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     term in them scores ×HEADING_BOOST, and a common word said once outside them is left out
     (tagterms.generic_term). `page_chars`: the body's length: on a long page a term said once or twice outside its
     title and headings is a mention (tagclass.passing); a whole name of the site's counts however often the page
-    says it."""
+    says it. `works`: the names a work's page (a play, a poem) may have in its title (enrich.work_names): a common
+    word inside one is a piece of the work's name (星空 of 降るような星空)."""
     folded_title = (title or subject).casefold()
+    whole_title = term_key(title.strip())
+    pieces_of = [term_key(w) for w in [*works, *quoted_in_title(title)]]
     built_on = _built_on(terms.counts)
     scored = []
     by_key: dict[str, float] = {}
@@ -602,7 +607,9 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
         score = (1 + math.log(tf)) * math.log(1 + docs / n) ** 0.5 * place * general_weight(terms.surface[key])
         by_key[key] = score  # a weak term still scores the whole name it is part of
         if not weak_term(terms.surface[key], tf, in_subject(terms.surface[key], subject), page_chars,
-                         built_on.get(key, 0), key in folded_title):
+                         built_on.get(key, 0), key in folded_title,
+                         key == whole_title or any(key in w for w in pieces_of)
+                         or title_listed(terms.surface[key], title)):
             scored.append((terms.surface[key], score, terms.first[key]))
     for name, parts in (names or {}).items():
         key = term_key(name)
@@ -652,7 +659,7 @@ def pick_tags(scored: list[tuple[str, float]], body: str, limit: int = MAX_CONFI
     own = body if own_text is None else own_text
     tags: list[str] = []
     floor = scored[0][1] * RELATIVE_SCORE if scored else 0.0
-    wholes = [s for s in [*subject, *wholes] if s in body and s in own]
+    wholes = [s for s in [*wholes, *subject] if s in body and s in own]
     for term, score in scored:
         if len(tags) >= limit or score < floor:
             break

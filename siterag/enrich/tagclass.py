@@ -157,6 +157,18 @@ def _ja_verb(term: str) -> bool:
     return len(tokens) == 1 and dictionary.pos_of(tokens[0].part_of_speech_id())[0] in ("動詞", "形容詞")
 
 
+_JOINED_RE = r"[と、，,＋+・/／＆&]"  # what joins the things a title lists (セリフとステム, 拍子、テンポ, 紙＋筆)
+_NOUN_END = r"[\u3400-\u9fff\u30a0-\u30ffA-Za-z0-9Ａ-Ｚａ-ｚ０-９]"
+
+
+def title_listed(term: str, title: str) -> bool:
+    """Whether a title lists `term` among the things it is about, joined to another noun (`セリフとステムの…太さ`,
+    `拍子、テンポの設定`, `キーボード＋ディスプレーへ`), not a word that says something about its subject
+    (`国立から我が家までのルート`, `AとBの接続`)."""
+    e = re.escape(term)
+    return re.search(rf"{_NOUN_END}{_JOINED_RE}{e}|{e}{_JOINED_RE}{_NOUN_END}", title) is not None
+
+
 def in_subject(term: str, subject: str) -> bool:
     """Whether `term` is in `subject` (the page's title and headings, case-folded): an English term as whole words
     (`str` is not in `Structure`), a Japanese one anywhere."""
@@ -167,12 +179,13 @@ def in_subject(term: str, subject: str) -> bool:
 
 
 def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_on: int = 0,
-              in_title: bool = False) -> str:
+              in_title: bool = False, named: bool = False) -> str:
     """Why `term` (said `tf` times on the page) is no sure tag, or '' when it is one. `in_subject`: the term is in
     the page's title or headings (a very common single word there still needs to be said SUBJECT_TF times; a common
     one too in a heading, not the title). `page_chars`: the length of the page's body (passing). `built_on`: how
     many of the page's other terms are compounds made on it (スキー of スキー場, スキー教室). `in_title`: in the
-    page's own title (a work's name there: `青空`)."""
+    page's own title. `named`: what the title names as its subject: the whole title, a work's name in it (`青空`,
+    『夏休み』), one of the things it joins (`拍子、テンポの設定`: title_listed)."""
     if _SENTENCE_PUNCT_RE.search(term.rstrip(".")):
         return "sentence"
     words = term.split()
@@ -191,7 +204,7 @@ def weak_term(term: str, tf: int, in_subject: bool, page_chars: int = 0, built_o
     if typo(term):
         return "typo"  # `Internet Exploer`, `Potoshop`: a slip of typing, not the name it was meant to be
     if JA_RE.search(term):
-        return _weak_japanese(term, tf, in_subject, built_on, in_title)
+        return _weak_japanese(term, tf, in_subject, built_on, in_title, named)
     if any(_IDENTIFIER_RE.search(w) for w in words):
         return "identifier"
     if len(words) > 1:
@@ -515,8 +528,8 @@ def with_ja_name(term: str, text: str) -> str:
 
 def whole_name(term: str, text: str) -> str:
     """A name cut short as the page writes it whole: with its initials (with_initials), its first name
-    (with_first_name), its surname (with_surname), its given name (with_given_name), or a Japanese name's other
-    part (with_ja_name)."""
+    (with_first_name), its surname (with_surname), its given name (with_given_name), a Japanese name's other
+    part (with_ja_name), or the Latin letters it is glued to (with_latin_prefix)."""
     whole = with_initials(term, text)
     if whole == term:
         whole = with_first_name(term, text)
@@ -524,7 +537,25 @@ def whole_name(term: str, text: str) -> str:
         whole = with_surname(term, text)
     if whole == term:
         whole = with_ja_name(term, text)
+    if whole == term:
+        whole = with_latin_prefix(term, text)
     return with_given_name(whole, text)
+
+
+_LATIN_RUN_END_RE = re.compile(r"(?<![A-Za-z0-9Ａ-Ｚａ-ｚ０-９._/-])"
+                               r"[A-Za-zＡ-Ｚａ-ｚ][A-Za-z0-9Ａ-Ｚａ-ｚ０-９]{0,11}$")
+
+
+def with_latin_prefix(term: str, text: str) -> str:
+    """A Japanese term the page writes, every time, glued to the same Latin letters before it (`Q処理系` of `Q処理系
+    パックソースコード`, `PCパーツ選抜`, `Windows8専用ドライバ`): that whole name, which the term finder cut where the
+    script changed; else the term."""
+    if not JA_RE.match(term):
+        return term
+    runs = {(m[0] if (m := _LATIN_RUN_END_RE.search(text[max(0, s - 12):s])) else "")
+            for s in (f.start() for f in re.finditer(re.escape(term), text))}
+    run = runs.pop() if len(runs) == 1 else ""
+    return run + term if run else term
 
 
 _CODE_RE = re.compile(r"[A-Z0-9Ａ-Ｚ０-９]{1,6}")
@@ -591,7 +622,8 @@ def weak_name(name: str, in_subject: bool = True) -> str:
     return _weak_english_phrase(words, 3, True) if len(words) > 1 and name.isascii() else ""
 
 
-def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0, in_title: bool = False) -> str:
+def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0, in_title: bool = False,
+                   named: bool = False) -> str:
     if _ja_verb(term):
         return "verb"  # 越え of `80℃越えでも動作する`: a word of a sentence, however often said
     if _QUESTION_COUNT_RE.search(term):
@@ -608,6 +640,9 @@ def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0, in_t
         return "common word"  # 開発, 情報, 写真: any page's word, even in its title
     if in_subject:  # a common word of the title said nowhere else (セッティング) is no more the subject than 方法,
         single = len(parts) == 1  # nor one of a heading said once or twice (分布, 演習: a part's word)
+        if single and not named and built_on < 2 and general_zipf(term) >= COMMON_PART_ZIPF:
+            return "common word"  # 接続 of `AとBの接続`, 楽譜 of `pdfの楽譜からSMFを生成する…`: what the title
+            # says about its subject, in any page's words; a work's name (`青空`) or a word the page builds on stays
         common = EN_COMMON_ZIPF if in_title else COMMON_PART_ZIPF
         return "common word" if single and ((tf < SUBJECT_TF and general_zipf(term) >= common)
                                             or (tf < 2 and general_zipf(term) >= RARE_ZIPF)) else ""

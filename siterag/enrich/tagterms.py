@@ -110,6 +110,21 @@ def quoted_names(text: str) -> list[str]:
 _SOURCE_PARTICLES = frozenset("から まで より".split())
 
 
+_SAID_RE = re.compile(r"[。！？!?、,]|(?:です|ます|ました|だった|でした)$")
+
+
+def quoted_in_title(title: str) -> list[str]:
+    """The names a title quotes (`「夏休み」選考理由`, `「降るような星空」…感想`): a work's, whole; not a quoted
+    sentence (`「UPnPを使ってルータから…取得する方法」`: a sentence's end, a case particle, a statement)."""
+    out = []
+    for m in _JA_QUOTE_RE.finditer(title):
+        name = next(g for g in m.groups() if g).strip()
+        if 2 <= len(name) <= QUOTE_CHARS and not _SAID_RE.search(name) \
+                and not _PARTICLE_RE.search(name) and not statement(name):
+            out.append(name)
+    return out
+
+
 def statement(text: str) -> bool:
     """Whether a quoted Japanese phrase says something rather than names it: a topic (は, も) and a predicate at its
     end (『演劇は論理ではない』, 『演劇には伝えたいことなどいらない』), or a phrase left hanging on `from`

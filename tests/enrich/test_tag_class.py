@@ -44,8 +44,19 @@ def test_a_word_of_the_dictionary_outside_the_title_is_no_tag(term):
     or often said. In the title they are its subject; built into the page's compounds (スキー of スキー場 and
     スキー教室) they are too."""
     assert weak_term(term, 5, False) == "common word"
-    assert not weak_term(term, 5, True)
+    assert not weak_term(term, 5, True, named=True)
     assert not weak_term(term, 5, False, built_on=2)
+
+
+@pytest.mark.parametrize("term", ["楽譜", "原因", "縁起", "メモリ", "ルート", "インストール", "パスワード"])
+def test_a_common_word_of_the_title_is_no_tag_unless_it_names_the_work_or_the_page_builds_on_it(term):
+    """Tag verdicts (held-out sites): a single common word in a title (`楽譜` of `pdfの楽譜からSMFを生成する…`,
+    `ルート` of `国立から我が家までのルート`) was a good tag once in 18: the title says something about the
+    page's subject in any page's words. The work a title names (`ふるさと`, `「夏休み」`) and a word the page
+    builds its compounds on (`スキー` of `スキー場`) stay."""
+    assert weak_term(term, 5, True, in_title=True) == "common word"
+    assert not weak_term(term, 5, True, in_title=True, named=True)
+    assert not weak_term(term, 5, True, in_title=True, built_on=2)
 
 
 def test_a_term_said_once_or_twice_on_a_long_page_is_a_mention():
@@ -265,8 +276,9 @@ def test_a_phone_number_a_verb_and_a_possessive_are_no_tags_even_in_a_heading():
         assert weak_term("TEL-090-2132-3383", 1, subject) == "number"
         assert weak_term("越え", 3, subject) == "verb"
         assert weak_term("Husband’s", 3, subject) == "possessive"
-    for term in ("DDR3-1600", "iPhone5", "Excel2003", "行方不明", "ふるさと"):
+    for term in ("DDR3-1600", "iPhone5", "Excel2003", "行方不明"):
         assert weak_term(term, 3, True) == "", term
+    assert weak_term("ふるさと", 3, True, named=True) == ""  # (a play's name)
 
 
 def test_a_how_many_question_is_no_tag_but_geometry_is():
@@ -364,7 +376,7 @@ def test_names_with_suffixes_adjectives_or_verbal_nouns_stay(term):
 
 @pytest.mark.parametrize("term", ["可視化", "ユニバーサルデザイン", "遠隔操作"])
 def test_one_dictionary_word_of_several_units_is_the_subject_only_in_the_title(term):
-    assert not weak_term(term, 3, True), term
+    assert not weak_term(term, 3, True, named=True), term
     assert weak_term(term, 3, False) == "common word"
 
 
@@ -385,6 +397,18 @@ def test_a_katakana_word_wrapped_inside_a_table_cell_is_one_word():
     assert fragment("パスワー", text)
     assert not fragment("パスワード", text)
     assert not fragment("ギター", "| ギター<br>ベース |\nギターを弾く。ギターが好き。")
+
+
+def test_the_things_a_title_lists_are_its_subjects():
+    """Read blind (seed 1268): `テンポ` of `拍子、テンポの設定`, `セリフ` of `セリフとステムの矛盾のない太さ`,
+    `キーボード` of `紙＋筆 ～ キーボード＋ディスプレーへ` are what the page is about; `ルート` of
+    `国立から我が家までのルート` and `接続` of `AとBの接続` say something about it."""
+    from siterag.enrich.tagclass import title_listed
+
+    assert title_listed("テンポ", "拍子、テンポの設定") and title_listed("セリフ", "セリフとステムの矛盾のない太さ")
+    assert title_listed("キーボード", "紙＋筆 ～ キーボード＋ディスプレーへ")
+    assert not title_listed("ルート", "国立から我が家までのルート")
+    assert not title_listed("接続", "NEC Aterm WD701CV と BUFFALO WHR-G301N/N の接続")
 
 
 def test_archaic_pronouns_break_english_phrases():
@@ -705,3 +729,14 @@ def test_a_common_lowercase_word_of_one_entrys_heading_said_twice_is_no_subject(
     assert weak_term("spider", 2, True) == "common word"
     assert weak_term("spider", 2, True, in_title=True) == ""
     assert weak_term("Redex", 2, True) == ""
+
+
+def test_a_japanese_name_glued_to_latin_letters_is_said_with_them():
+    """Read blind (seed 1267): `処理系パックソースコード` of `Q処理系パックソースコードのダウンロード`."""
+    from siterag.enrich.tagclass import whole_name
+
+    assert whole_name("処理系パックソースコード", "# Q処理系パックソースコードのダウンロード\n") == \
+        "Q処理系パックソースコード"
+    assert whole_name("専用ドライバ", "Windows8専用ドライバを入れた。") == "Windows8専用ドライバ"
+    assert whole_name("パーツ選抜", "PCパーツ選抜と、次のパーツ選抜。") == "パーツ選抜"  # (not glued every time)
+    assert whole_name("ドライバ", "setup.exeドライバ") == "ドライバ"  # (a file's extension is no name's part)

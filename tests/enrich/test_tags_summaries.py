@@ -137,3 +137,29 @@ def test_a_copyright_or_licence_sentence_is_no_summary_except_on_the_licences_pa
     licence = ("Redistribution and use in source and binary forms, with or without modification, are permitted. "
                "THIS SOFTWARE IS PROVIDED BY THE AUTHOR AS IS AND ANY WARRANTIES ARE DISCLAIMED.\n")
     assert "Redistribution" in machine_fields(licence, "License", _stats([licence, *others]))["summary"]
+
+
+SCORE_PAGE = """# pdfの楽譜からSMFを生成する河合楽器の「スコアメーカー７」
+
+紙の楽譜やpdfの楽譜をスキャンして、SMFを生成するソフトがスコアメーカー７です。
+河合楽器のスコアメーカー７は、楽譜を読み取って演奏もできます。楽譜の読み取り精度は高いです。
+楽譜から作ったSMFは、シーケンサで編集できます。
+"""
+SCORE_SITE = ["## ギターの練習\n\n毎日ギターを弾いています。コードを覚えました。\n",
+              "## 新しいパソコン\n\nパソコンを買いました。メモリを増やしました。\n",
+              "## 星空の観察\n\n夜の公園で星を見ました。\n"]
+
+
+def test_a_common_word_the_title_uses_is_no_tag_unless_it_names_the_work():
+    """Read blind (tag verdicts): a single common word of a title that says something about the page's subject
+    (`楽譜` of `pdfの楽譜からSMFを生成する…`, `接続` of `AとBの接続`) is generic; the work a title names, whole
+    or quoted, is the page's (`「降るような星空」…感想` → `降るような星空`, not its piece `星空`)."""
+    stats = _stats([SCORE_PAGE, *SCORE_SITE])
+    title = "pdfの楽譜からSMFを生成する河合楽器の「スコアメーカー７」"
+    tags = machine_fields(SCORE_PAGE, title, stats, page_facts(SCORE_PAGE))["tags"]
+    assert "楽譜" not in tags and "スコアメーカー７" in tags, tags
+    review = "# 「降るような星空」中学生のための脚本 感想\n\n降るような星空を観ました。星空の場面が美しい。" \
+             "星空を見上げる主人公がよかった。降るような星空はまた観たい。\n"
+    stats = _stats([review, *SCORE_SITE])
+    tags = machine_fields(review, "「降るような星空」中学生のための脚本 感想", stats, page_facts(review))["tags"]
+    assert "降るような星空" in tags and "星空" not in tags, tags
