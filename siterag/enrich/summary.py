@@ -835,6 +835,12 @@ def _composed(body: str, title: str, lead: str = "", topics: list[str] = (), kin
     if len(fields) >= COMPOSE_ITEMS:  # a sheet of fields: what each says, not the note above them
         named = name and squeezed(fields[0].split(": ", 1)[0]) != squeezed(name)  # (a photo's caption: its title)
         return f"{name}: {_quoted(fields, ja)}" if named else _quoted(fields, ja)
+    listing = _listing(body)
+    if listing:  # a program's source shown as the page: what it declares, not its licence comment
+        lines, declared = listing
+        shown = f": {_quoted(declared, True)}" if declared else ""
+        return f"{name}: ソースコード {lines}行{shown}" if _is_ja(name) else \
+            f"{name}: source code, {lines} lines{shown.replace(' ほか', ' …')}."
     prose_lead = bool(lead) and not _lead_from_structure(lead, st)
     terms = st["terms"]  # a glossary, a menu's commands explained: by its terms, unless its opening says what it is
     if len(terms) >= COMPOSE_ITEMS and 3 * len(terms) >= st["text"] and not (prose_lead and _opening(lead, body)):
@@ -994,6 +1000,35 @@ def _prose_items(items: list[str]) -> bool:
 
 
 _HIRAGANA_RUN_RE = re.compile(r"[\u3041-\u309f]{2}")
+
+
+LISTING_LINES = 20  # a page this many lines of code or more, and little else, is a program's source
+LISTING_SHARE = 0.8
+_DECLARED_RE = re.compile(r"^\s*(?:typedef\s+)?(?:(?:struct|class|enum|union|interface)\s+([A-Za-z_]\w{2,})\s*"
+                          r"(?:\{|:|$)|(?:def|function|sub)\s+([A-Za-z_]\w{2,})\s*\()", re.MULTILINE)
+CODE_SHARE = 0.3  # a program's lines end in `;`, `{`, `}` or are directives and statements, a third of them at least
+_CODE_END_RE = re.compile(r"[;{}]\s*(?:/\*.*\*/|//.*)?$|^\s*#\s*(?:include|define|if|endif)\b|"
+                          r"^\s*(?:return|if|for|while|else)\b")
+_TYPEDEF_NAME_RE = re.compile(r"^\}\s*([A-Za-z_]\w{2,})\s*;", re.MULTILINE)  # `} CharView;`: a C type's name
+
+
+def _listing(body: str) -> tuple[int, list[str]] | None:
+    """(lines of code, the names it declares: C types, else structs, classes, functions) of a page that is a program's
+    source shown in a code block (LISTING_SHARE of its lines or more, at least LISTING_LINES), else None."""
+    code, other, fenced = [], 0, False
+    for line in body.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif fenced and line.strip():
+            code.append(line)
+        elif line.strip():
+            other += 1
+    if len(code) < LISTING_LINES or len(code) < LISTING_SHARE * (len(code) + other) \
+            or sum(bool(_CODE_END_RE.search(line)) for line in code) < CODE_SHARE * len(code):
+        return None  # (preformatted text: an announcement, a licence, a table, a directory listing)
+    source = "\n".join(code)
+    declared = _TYPEDEF_NAME_RE.findall(source) or [a or b for a, b in _DECLARED_RE.findall(source)]
+    return len(code), list(dict.fromkeys(declared))
 
 
 def _verse(lines: list[str]) -> bool:

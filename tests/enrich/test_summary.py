@@ -567,3 +567,20 @@ def test_a_composed_summarys_item_is_cut_between_words_not_inside_one():
     ja = "京都デジタルシティの研究プロジェクトについての長い説明文がここに入ります"
     assert _clip(ja, 20) == "京都デジタルシティの研究プロジェクトに…"
     assert _clip("Supercalifragilisticexpialidocious-and-more", 20) == "Supercalifragilisti…"  # one long word: cut
+
+
+def test_a_programs_source_shown_as_the_page_is_named_by_what_it_declares_not_its_licence():
+    """Read blind (seed 1267): FontForge's `views.h` shown as a page was summarised by its BSD licence comment."""
+    licence = "/* Copyright (C) 2000-2003 by George Williams */\n/*\n * Redistribution and use in source and binary " \
+              "forms, with or without\n * modification, are permitted.\n */\n"
+    types = "".join(f"typedef struct {n.lower()} {{\n    int x;\n    int y;\n}} {n};\n\n" for n in
+                    ("CharView", "BitmapView", "FontView", "MetricsView"))
+    page = f"```\n{licence}{types}```\n"
+    summary = composed_summary(page, "FontForge 用の UI データ構造")
+    assert summary.startswith("FontForge 用の UI データ構造: ソースコード") and "CharView / BitmapView" in summary, \
+        summary
+    assert "Redistribution" not in summary
+    prose = "This page explains the views.\n\n" * 10 + f"```\n{types}```\n"  # a snippet in an article: no listing
+    assert "source code" not in composed_summary(prose, "Views")
+    notice = "```\n" + "".join(f"会合名： 第{i}回 ワークショップ\n日時： 2002年11月{i}日\n" for i in range(1, 13)) + "```\n"
+    assert "ソースコード" not in composed_summary(notice, "ワークショップ")  # preformatted text, no program
