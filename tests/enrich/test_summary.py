@@ -582,5 +582,6 @@ def test_a_programs_source_shown_as_the_page_is_named_by_what_it_declares_not_it
     assert "Redistribution" not in summary
     prose = "This page explains the views.\n\n" * 10 + f"```\n{types}```\n"  # a snippet in an article: no listing
     assert "source code" not in composed_summary(prose, "Views")
-    notice = "```\n" + "".join(f"会合名： 第{i}回 ワークショップ\n日時： 2002年11月{i}日\n" for i in range(1, 13)) + "```\n"
+    notice = "```\n" + "".join(f"会合名： 第{i}回 ワークショップ\n日時： 2002年11月{i}日\n"
+                                for i in range(1, 13)) + "```\n"
     assert "ソースコード" not in composed_summary(notice, "ワークショップ")  # preformatted text, no program
