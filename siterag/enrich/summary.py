@@ -207,6 +207,9 @@ def _bracketed(pieces: list[str]) -> list[str]:
     return out + pending
 
 
+_KANA_RE = re.compile(r"[\u3041-\u309f\u30a1-\u30fa]")
+
+
 def substantive(sentence: str, strict: bool = True) -> bool:
     """A sentence worth quoting: enough letters, mostly letters, not a date, a link or markup."""
     if len(sentence) > SUMMARY_CHARS or _NOT_PROSE_RE.search(sentence) or _DATE_ONLY_RE.match(sentence):
@@ -219,8 +222,8 @@ def substantive(sentence: str, strict: bool = True) -> bool:
         return letters >= 4
     if not (sentence[0].isalnum() or sentence[0] in "「『（(\"“'"):  # a fragment: ': まず…', ') to …'
         return False
-    if len(sentence.encode("ascii", "ignore")) * 2 < len(sentence):  # Japanese (or other non-Latin) text
-        return letters >= 10
+    if len(sentence.encode("ascii", "ignore")) * 2 < len(sentence) or _KANA_RE.search(sentence):
+        return letters >= 10  # Japanese (or other non-Latin) text, however many product names in Latin letters
     # a whole English sentence, not a line of a hard-wrapped paragraph: capital start, 4+ words, final stop
     return (letters >= 10 and len(sentence.split()) >= 4 and _EN_SENTENCE_RE.match(sentence) is not None)
 
