@@ -585,3 +585,13 @@ def test_a_programs_source_shown_as_the_page_is_named_by_what_it_declares_not_it
     notice = "```\n" + "".join(f"会合名： 第{i}回 ワークショップ\n日時： 2002年11月{i}日\n"
                                 for i in range(1, 13)) + "```\n"
     assert "ソースコード" not in composed_summary(notice, "ワークショップ")  # preformatted text, no program
+
+
+def test_a_japanese_sentence_full_of_latin_product_names_is_quotable():
+    """Read blind (seed 1267, 1269): a post's opening `ADSLモデムの「NEC Aterm WD701CV」と…の接続についての解説です。`
+    was read as a line of English (half its characters Latin) and passed over for a side remark."""
+    opening = ("ADSLモデムの「NEC Aterm WD701CV」と無線LANブロードバンドルーター「BUFFALO WHR-G301N/N」"
+               "の接続についての解説です。")
+    aside = "「NEC Aterm WD701CV」に拡張カード「WL54AG」を差し込むと無線LAN接続が可能ですが、これはないもののします。"
+    assert choose_summary([opening, aside], [], title="NEC Aterm WD701CV と BUFFALO WHR-G301N/N の接続") \
+        .startswith(opening)
