@@ -357,7 +357,8 @@ def without_banner(title: str, prefixes: Collection[tuple[str, ...]], suffixes: 
                 rest[0] = rest[0].lstrip("".join(_TITLE_SEPARATORS))
                 rest[-1] = rest[-1].rstrip("".join(_TITLE_SEPARATORS))
             text = " ".join(rest)
-            if sum(map(str.isalpha, text)) >= 2 and not _date_only(text) and not _PART_RE.match(text):
+            if sum(map(str.isalpha, text)) >= 2 and not _date_only(text) and not _PART_RE.match(text) \
+                    and not _BOOK_PART_RE.match(text):
                 words = tuple(text.split())
                 break
     return " ".join(words) if words != _title_words(title) else title
@@ -366,6 +367,14 @@ def without_banner(title: str, prefixes: Collection[tuple[str, ...]], suffixes: 
 # What is left of a title that is only a part's number (`chapter 6`, `Part II`, `第6章`, `その2`) names no page
 # without the work it is part of: the affix (`Britain in Prophecy -- `) stays.
 _PART_RE = re.compile(r"^(?:[^\W\d]{1,12}\s*)?\d{1,3}(?:\s*[^\W\d]{1,2})?$|^[^\W\d]{1,12}\s+[IVXLC]{1,6}$")
+
+
+# A part of a book by what it is (`introduction`, `appendix on chronology`, `Table of Contents`, `あとがき`): no page's
+# name without the book's either (read blind, seed 1270: `Hosea -- introduction`, not `introduction`).
+_BOOK_PART_RE = re.compile(r"^(?:(?:table of )?contents|introduction|preface|foreword|prologue|epilogue|afterword|"
+                           r"appendix|appendices|footnotes|notes|bibliography|glossary|index|postscript)\b"
+                           r"(?:\s+\S+){0,4}$|^(?:序章?|はじめに|まえがき|前書き|あとがき|後書き|目次|付録|索引|参考文献|終章)",
+                           re.IGNORECASE)
 
 
 def plain_titles(titles: Iterable[str]) -> dict[str, str]:

@@ -482,6 +482,11 @@ def test_the_sites_name_before_a_separator_in_many_titles_is_dropped_from_each(t
     for same in ("Universal Design of Digital City", "Towards Participatory Simulation in Digital City",
                  "自然劇場 第16回", "Universal Design of Digital City - 2004"):
         assert without_banner(same, *banner) == same
+    # a book's part by what it is names no page without the book (read blind, seed 1270)
+    book = banner_affixes([f"Hosea -- {p}" for p in ("chapter 1", "chapter 2", "introduction", "appendix on "
+                                                      "chronology", "Table of Contents")])
+    for part in ("introduction", "appendix on chronology", "Table of Contents", "chapter 2"):
+        assert without_banner(f"Hosea -- {part}", *book) == f"Hosea -- {part}"
 
     pages = {"ishida.md": ("Universal Design of Digital City - ISHIDA Toru", "ISHIDA Toru の研究紹介です。"),
              "links.md": ("Universal Design of Digital City - Links", "研究のリンク集です。"),
