@@ -6,15 +6,17 @@ from siterag.enrich.metadata import plain_titles
 def test_a_banner_that_tells_two_parts_of_a_site_apart_stays():
     """Two books of one site title their chapters `Hosea -- chapter 1`, `Britain in Prophecy -- chapter 1`: with
     the book's name cut, both would be `chapter 1`; the names stay where the rest is shared, and go where the
-    rest is the page's alone (`Hosea -- introduction` is `introduction`) and names something without the book."""
+    rest is the page's alone and names something without the book (`Hosea -- The Prophet and his Times`); a book's
+    part by what it is (`introduction`) keeps the book's name (read blind, seed 1270)."""
     titles = [f"{book} -- {part}" for book in ("Hosea", "Britain in Prophecy")
               for part in ("chapter 1", "chapter 2", "contents & publication details")]
-    titles += ["Hosea -- introduction", "Britain in Prophecy -- appendix 1"]
+    titles += ["Hosea -- introduction", "Britain in Prophecy -- appendix 1", "Hosea -- The Prophet and his Times"]
     plain = plain_titles(titles)
     assert plain["Hosea -- chapter 1"] == "Hosea -- chapter 1"
     assert plain["Britain in Prophecy -- contents & publication details"] == \
         "Britain in Prophecy -- contents & publication details"
-    assert plain["Hosea -- introduction"] == "introduction"
+    assert plain["Hosea -- introduction"] == "Hosea -- introduction"
+    assert plain["Hosea -- The Prophet and his Times"] == "The Prophet and his Times"
     assert plain["Britain in Prophecy -- appendix 1"] == "Britain in Prophecy -- appendix 1"  # a part's number
 
 
@@ -47,13 +49,13 @@ def test_a_page_without_a_title_is_named_by_the_sites_links_to_it(tmp_path):
 
 def test_a_part_number_keeps_the_name_of_the_work_it_belongs_to():
     """Where only one book has a `chapter 8`, cutting its name would still leave `chapter 8`, which names no page;
-    a chapter the site holds once keeps its book's name; a title of its own (`introduction`) loses it."""
+    a chapter the site holds once keeps its book's name, and so does its `introduction` (a part by what it is)."""
     titles = [f"Hosea -- chapter {n}" for n in range(1, 9)] + ["Hosea -- introduction", "Hosea -- 第3章"]
     titles += [f"Britain in Prophecy -- chapter {n}" for n in range(1, 4)]
     plain = plain_titles(titles)
     assert plain["Hosea -- chapter 8"] == "Hosea -- chapter 8"
     assert plain["Hosea -- 第3章"] == "Hosea -- 第3章"
-    assert plain["Hosea -- introduction"] == "introduction"
+    assert plain["Hosea -- introduction"] == "Hosea -- introduction"
 
 
 def test_a_button_beside_a_heading_in_a_table_row_is_no_part_of_the_title():
