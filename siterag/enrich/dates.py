@@ -967,7 +967,7 @@ _UPDATE_LABEL = (r"(?:(?:last|latest)[\s-]+)?(?:updated?|modified|revised|change
                  # the page's own going on the web: `First publication on the internet March 2007`
                  r"(?:first\s+)?(?:publication|published|posted|put)\s+on\s+the\s+(?:internet|web|world\s+wide\s+web)")
 _OTHER_LABEL = (r"(?:date|created|written|published)\s*[:：]|(?:written|published)\s+on|posted(?:\s+on)?|"
-                r"compiled(?:\s+on)?|"
+                r"compiled(?:\s+on)?|generated\s+on|"  # (`This document was generated on 14 June 2001`)
                 r"(?:作成|掲載|公開|発行|執筆|記入|開催|投稿)(?:日時|日付|日)?|日時|日付|年月日")
 _MONTH_YEAR_RE = re.compile(_MONTH_RE + r",?\s+(?P<year>(?:19|20)\d\d)(?!\d)", re.IGNORECASE)  # March 2007
 _LABEL_RE = re.compile(r"(?<![A-Za-z])(?:(?P<update>" + _UPDATE_LABEL + r")|" + _OTHER_LABEL + r")"

@@ -449,6 +449,9 @@ def test_a_japanese_page_writes_short_dates_year_first():
     ("webwork by Jim Nagel at Abbey Press Glastonbury — posted 2007-07-01", ("2007-07-01", False)),
     ("投稿日 ： 2003/02/03", ("2003-02-03", False)),
     ("*This list compiled 15 July 2003*", ("2003-07-15", False)),
+    # a generated document's own day (read blind, seed 1270: texi2html's footer on a manual's contents page)
+    ("This document was generated on 14 June 2001 using the texi2html translator", ("2001-06-14", False)),
+    ("reports generated based on 2003/1/1 data", None),
     # the page's own going on the web, or an update, by its month (read blind, seed 1232: a book's page)
     ("First publication on the internet March 2007", ("2007-03", True)),
     ("Last updated: March 2007", ("2007-03", True)),
