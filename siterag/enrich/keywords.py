@@ -588,8 +588,10 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     term in them scores ×HEADING_BOOST, and a common word said once outside them is left out
     (tagterms.generic_term). `page_chars`: the body's length: on a long page a term said once or twice outside its
     title and headings is a mention (tagclass.passing); a whole name of the site's counts however often the page
-    says it. `works`: the names a work's page (a play, a poem) may have in its title (enrich.work_names): a common
-    word inside one is a piece of the work's name (星空 of 降るような星空)."""
+    says it. A common single word of the title or a heading is left out unless the title names it (the whole title,
+    a name it quotes, one of the things it lists: tagclass.title_listed) or the page builds on it. `works`: the
+    names a work's page (a play, a poem) may have in its title (enrich.work_names): a common word inside one is a
+    piece of the work's name (星空 of 降るような星空)."""
     folded_title = (title or subject).casefold()
     whole_title = term_key(title.strip())
     pieces_of = [term_key(w) for w in [*works, *quoted_in_title(title)]]

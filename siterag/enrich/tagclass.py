@@ -641,8 +641,9 @@ def _weak_japanese(term: str, tf: int, in_subject: bool, built_on: int = 0, in_t
     if in_subject:  # a common word of the title said nowhere else (セッティング) is no more the subject than 方法,
         single = len(parts) == 1  # nor one of a heading said once or twice (分布, 演習: a part's word)
         if single and not named and built_on < 2 and general_zipf(term) >= COMMON_PART_ZIPF:
-            return "common word"  # 接続 of `AとBの接続`, 楽譜 of `pdfの楽譜からSMFを生成する…`: what the title
-            # says about its subject, in any page's words; a work's name (`青空`) or a word the page builds on stays
+            return "common word"  # 接続 of `AとBの接続`, 楽譜 of `pdfの楽譜からSMFを生成する…`: what a title or a
+            # heading says about its subject, in any page's words; a work's name (`青空`), one of the things the
+            # title lists, or a word the page builds on stays
         common = EN_COMMON_ZIPF if in_title else COMMON_PART_ZIPF
         return "common word" if single and ((tf < SUBJECT_TF and general_zipf(term) >= common)
                                             or (tf < 2 and general_zipf(term) >= RARE_ZIPF)) else ""
