@@ -276,15 +276,15 @@ def machine_fields(body: str, title: str, stats: SiteStats, facts: PageFacts | N
             found[name] = parts
     subject_text = "\n".join([title, *headings]).casefold()
     # a work's page (a play, a poem): its title is the work's name, and a tag inside it is a piece of that name
-    # (星空 of 降るような星空, 銀河鉄道 of 「銀河鉄道の夜」を演じている…)
-    works = work_names(title) if (place or {}).get("kind") in WORK_KINDS else []
+    # (星空 of 降るような星空, 銀河鉄道 of 「銀河鉄道の夜」を演じている…); so is one inside a name any title quotes
+    # (星空 of 「降るような星空」中学生のための脚本 感想)
+    works = [*(work_names(title) if (place or {}).get("kind") in WORK_KINDS else []), *quoted_in_title(title)]
     scored = [(t, score) for t, score in score_terms(facts.terms, stats.df, stats.docs, title, found, subject_text,
                                                      len(body), works)
               if not own_name(t, site_own) and not stats.a_word(t)]
     title_keys = set(name_parts(title)) | {term_key(n) for n in site_names([title])}
     subject = [t for t, _ in scored if term_key(t) in title_keys and not _generic(t)]
-    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text,
-                     wholes=[*works, *quoted_in_title(title)])  # (星空 of 「降るような星空」中学生のための脚本 感想)
+    tags = pick_tags(scored, body, own_text=own_text, subject=subject, subject_text=subject_text, wholes=works)
     tags = list(dict.fromkeys(whole_name(t, own_text) for t in tags))  # Edsor -> Albert W. Edsor, ヴァイ -> …
     assert all(t in body for t in tags)
     licence_page = bool(_LICENCE_RE.search(title) or _LEGAL_SENTENCE_RE.search(title))

@@ -32,7 +32,7 @@ from siterag.enrich.tagclass import (
     weak_name,
     weak_term,
 )
-from siterag.enrich.tagterms import JA_RE, general_weight, generic_term, quoted_in_title
+from siterag.enrich.tagterms import JA_RE, general_weight, generic_term
 
 _MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINK_RE = re.compile(r"(?<!!)\[[^\]]*\]\(")
@@ -590,11 +590,11 @@ def score_terms(terms: PageTerms, df: Counter[str], docs: int, title: str = "",
     title and headings is a mention (tagclass.passing); a whole name of the site's counts however often the page
     says it. A common single word of the title or a heading is left out unless the title names it (the whole title,
     a name it quotes, one of the things it lists: tagclass.title_listed) or the page builds on it. `works`: the
-    names a work's page (a play, a poem) may have in its title (enrich.work_names): a common word inside one is a
-    piece of the work's name (星空 of 降るような星空)."""
+    names the title gives a work (a play's or a poem's title pieces, enrich.work_names; the names it quotes,
+    tagterms.quoted_in_title): a common word inside one is a piece of the work's name (星空 of 降るような星空)."""
     folded_title = (title or subject).casefold()
     whole_title = term_key(title.strip())
-    pieces_of = [term_key(w) for w in [*works, *quoted_in_title(title)]]
+    pieces_of = [term_key(w) for w in works]
     built_on = _built_on(terms.counts)
     scored = []
     by_key: dict[str, float] = {}
